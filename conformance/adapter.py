@@ -1,0 +1,236 @@
+"""The adapter contract: what the suite needs from an implementation, and the adapter for namespaces."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager as ContextManager
+from types import ModuleType
+from typing import Any, Literal, Protocol, runtime_checkable
+
+Generation = Literal["2022", "stack"]
+
+#: Optional features an adapter may declare; rules that need an undeclared
+#: feature are "not applicable".
+FEATURES = (
+    "python-path",        # handle_torch_function and a Python-implemented split
+    "subclass-as-mode",   # enable_torch_function_mode(TensorSubclass)
+    "raw-slot",           # _get/_set_torch_function_mode
+    "disable-subclass",   # DisableTorchFunctionSubclass (stack generation)
+)
+
+
+class AdapterError(Exception):
+    """The implementation cannot be driven; the message is one line."""
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """What the conformance suite needs from an implementation under test.
+
+    An adapter for an implementation that is not shaped like a torch
+    namespace implements this protocol in one short file (see the docs page
+    "Writing an adapter"); :class:`NamespaceAdapter` covers every namespace
+    shaped as ``NAMESPACE.md`` describes.
+    """
+
+    #: The implementation's name and version, for the report and certificate.
+    name: str
+    version: str
+    #: ``"2022"`` (push/enable, ``inner``) or ``"stack"`` (``with mode:``).
+    generation: Generation
+    #: The optional features this implementation has (a subset of FEATURES).
+    features: frozenset[str]
+    #: ``Tensor``, ``TorchFunctionMode`` and ``BaseTorchFunctionMode``.
+    Tensor: type
+    TorchFunctionMode: type
+    BaseTorchFunctionMode: type
+    disabled_impl: object
+
+    def tensor(self, data: Sequence[float]) -> Any: ...
+    def data(self, t: Any) -> list[float]: ...
+    def func(self, name: str) -> Callable[..., Any]: ...
+    def error_name(self, name: str) -> str: ...
+    def current_mode(self) -> object: ...
+    def make_mode(self, cls: type) -> Any: ...
+    def push(self, ctor: Callable[..., Any]) -> ContextManager[Any]: ...
+    def enable(self, mode: object, replace: object = None,
+               ignore_preexisting: bool = False) -> ContextManager[Any]: ...
+    def enter(self, mode: object) -> ContextManager[Any]: ...
+    def reenter(self, mode: Any) -> ContextManager[Any]: ...
+    def disable(self, subclass_only: bool = False) -> ContextManager[Any]: ...
+    def has_torch_function(self, kind: str, args: Sequence[object]) -> bool: ...
+    def reset(self) -> list[str]: ...
+
+
+REQUIRED_EVERYWHERE = (
+    "Tensor", "tensor", "add", "sub", "mul", "div", "max", "neg", "mean", "cat", "ones", "split",
+    "overrides.TorchFunctionMode", "overrides.BaseTorchFunctionMode",
+    "overrides.handle_torch_function", "overrides.has_torch_function",
+    "overrides.has_torch_function_unary", "overrides.has_torch_function_variadic",
+    "_C._disabled_torch_function_impl", "_C.DisableTorchFunction",
+)
+REQUIRED_2022 = (
+    "overrides.push_torch_function_mode", "overrides.enable_torch_function_mode",
+    "overrides.TorchFunctionModeMeta", "_C._get_torch_function_mode",
+    "_C._set_torch_function_mode",
+)
+REQUIRED_STACK = ("_C._len_torch_function_stack", "overrides._get_current_function_mode_stack")
+
+
+def _lookup(ns: object, dotted: str) -> Any:
+    obj = ns
+    for part in dotted.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _has(ns: object, dotted: str) -> bool:
+    try:
+        _lookup(ns, dotted)
+    except AttributeError:
+        return False
+    return True
+
+
+class NamespaceAdapter:
+    """Drives any module shaped like a torch namespace, by its import name alone."""
+
+    def __init__(self, module: ModuleType) -> None:
+        missing = [n for n in REQUIRED_EVERYWHERE if not _has(module, n)]
+        if missing:
+            raise AdapterError(f"{module.__name__} is not a torch-like namespace: it has no "
+                               f"{', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
+        if all(_has(module, n) for n in REQUIRED_2022):
+            self.generation: Generation = "2022"
+        elif all(_has(module, n) for n in REQUIRED_STACK):
+            self.generation = "stack"
+        else:
+            raise AdapterError(f"{module.__name__} has neither the 2022 mode API "
+                               "(push/enable_torch_function_mode) nor the mode stack")
+        self.ns = module
+        self.name = module.__name__
+        self.version = str(getattr(module, "__version__", "unknown"))
+        self.Tensor: type = module.Tensor
+        self.TorchFunctionMode: type = module.overrides.TorchFunctionMode
+        self.BaseTorchFunctionMode: type = module.overrides.BaseTorchFunctionMode
+        self.disabled_impl: object = module._C._disabled_torch_function_impl
+        feats = {"python-path"}
+        if self.generation == "2022":
+            feats |= {"subclass-as-mode", "raw-slot"}
+        if _has(module, "_C.DisableTorchFunctionSubclass"):
+            feats.add("disable-subclass")
+        self.features = frozenset(feats)
+
+    # -- tensors and functions ----------------------------------------------
+
+    def tensor(self, data: Sequence[float]) -> Any:
+        return self.ns.tensor(list(data))
+
+    def data(self, t: Any) -> list[float]:
+        with self.disable():
+            return [float(x) for x in t.tolist()]
+
+    def func(self, name: str) -> Callable[..., Any]:
+        if name.startswith("Tensor."):
+            return getattr(self.Tensor, name.removeprefix("Tensor."))  # type: ignore[no-any-return]
+        if name.startswith("has_torch_function"):
+            return _lookup(self.ns, f"overrides.{name}")  # type: ignore[no-any-return]
+        return getattr(self.ns, name)  # type: ignore[no-any-return]
+
+    def error_name(self, name: str) -> str:
+        f = self.func(name)
+        if name == "split":
+            return f"{f.__module__}.{f.__name__}"
+        return f"{self.name}.{name}"
+
+    # -- modes ------------------------------------------------------------------
+
+    def current_mode(self) -> object:
+        if self.generation == "2022":
+            return self.ns._C._get_torch_function_mode()
+        stack = self.ns.overrides._get_current_function_mode_stack()
+        return stack[-1] if stack else None
+
+    def make_mode(self, cls: type) -> Any:
+        return cls(inner=None) if self.generation == "2022" else cls()
+
+    def push(self, ctor: Callable[..., Any]) -> ContextManager[Any]:
+        return self.ns.overrides.push_torch_function_mode(ctor)  # type: ignore[no-any-return]
+
+    def enable(self, mode: object, replace: object = None,
+               ignore_preexisting: bool = False) -> ContextManager[Any]:
+        return self.ns.overrides.enable_torch_function_mode(  # type: ignore[no-any-return]
+            mode, replace=replace, ignore_preexisting=ignore_preexisting)
+
+    def enter(self, mode: object) -> ContextManager[Any]:
+        return mode  # type: ignore[return-value]
+
+    def reenter(self, mode: Any) -> ContextManager[Any]:
+        if self.generation == "2022":
+            return self.enable(mode, replace=mode.inner)
+        return mode  # type: ignore[no-any-return]
+
+    def disable(self, subclass_only: bool = False) -> ContextManager[Any]:
+        if subclass_only:
+            return self.ns._C.DisableTorchFunctionSubclass()  # type: ignore[no-any-return]
+        return self.ns._C.DisableTorchFunction()  # type: ignore[no-any-return]
+
+    def has_torch_function(self, kind: str, args: Sequence[object]) -> bool:
+        return bool(self.func(kind)(*args))
+
+    def reset(self) -> list[str]:
+        """Clear any mode left behind; return what was found (for the verdicts)."""
+        leaked: list[str] = []
+        if self.generation == "2022":
+            left = self.ns._C._get_torch_function_mode()
+            if left is not None:
+                leaked.append(f"mode {left!r} left current")
+                self.ns._C._set_torch_function_mode(None)
+        else:
+            with contextlib.suppress(Exception):
+                while self.ns._C._len_torch_function_stack() > 0:
+                    leaked.append(f"mode {self.ns.overrides._pop_mode()!r} left on the stack")
+        return leaked
+
+
+def load_adapter(spec: str) -> Adapter:
+    """``MODULE`` (a namespace) or ``pkg.mod:ATTR`` (an adapter object or factory)."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name:
+        raise AdapterError(f"--impl {spec!r}: no module named")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise AdapterError(f"--impl {spec!r}: no module named {exc.name!r}") from None
+    except Exception as exc:  # an import that raises: report it on one line
+        raise AdapterError(f"--impl {spec!r}: importing {module_name} raised "
+                           f"{type(exc).__name__}: {exc}") from None
+    if not attr:
+        return NamespaceAdapter(module)
+    try:
+        obj = _lookup(module, attr)
+    except AttributeError:
+        raise AdapterError(f"--impl {spec!r}: {module_name} has no attribute {attr!r}") from None
+    if isinstance(obj, type) or (callable(obj) and not isinstance(obj, Adapter)):
+        try:
+            obj = obj()
+        except Exception as exc:
+            raise AdapterError(f"--impl {spec!r}: constructing the adapter raised "
+                               f"{type(exc).__name__}: {exc}") from None
+    members = [m for m in _protocol_members() if not hasattr(obj, m)]
+    if members:
+        raise AdapterError(f"--impl {spec!r}: the adapter lacks {', '.join(members)}")
+    return obj  # type: ignore[no-any-return]
+
+
+def _protocol_members() -> list[str]:
+    names = set(Adapter.__annotations__)
+    names |= {n for n in vars(Adapter) if not n.startswith("_")}
+    return sorted(names)
+
+
+@contextlib.contextmanager
+def nothing() -> Iterator[None]:
+    yield

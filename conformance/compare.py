@@ -1,0 +1,107 @@
+"""Compares an observed trace with the model's prediction and says how they differ."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+
+from spec.model.trace import (
+    ANY_DICT,
+    Event,
+    HandlerRun,
+    Message,
+    Raised,
+    Returned,
+    TensorValue,
+    Trace,
+    Value,
+    WarningEmitted,
+)
+
+Naming = dict[tuple[str, str], str]
+
+
+def message_pattern(message: Message, naming: Naming) -> re.Pattern[str]:
+    """A regex for the text ``message`` renders to; objects without a known repr match anything."""
+    parts: list[str] = []
+    for part in message.parts:
+        if isinstance(part, str):
+            parts.append(re.escape(part))
+        elif (part.kind, part.name) in naming:
+            parts.append(re.escape(naming[(part.kind, part.name)]))
+        else:
+            parts.append(r"<.*?>" if part.kind != "func" else r"[\w.]+")
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def _norm(event: Event) -> Event:
+    if isinstance(event, HandlerRun):
+        role = "subclass" if event.role == "submode" else event.role
+        return replace(event, role=role, rules=())
+    return replace(event, rules=())
+
+
+def _event_matches(expected: Event, observed: Event, naming: Naming) -> bool:
+    if isinstance(expected, WarningEmitted):
+        if not isinstance(observed, WarningEmitted) or expected.category != observed.category:
+            return False
+        text = observed.message.render()
+        # Native warnings may carry a suffix such as "(Triggered internally at ...)".
+        return message_pattern(expected.message, naming).match(text) is not None
+    exp, obs = _norm(expected), _norm(observed)
+    if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun) and exp.kwargs == ANY_DICT:
+        return obs.kwargs is not None and replace(exp, kwargs=obs.kwargs) == obs
+    return exp == obs
+
+
+def values_equal(expected: Value, observed: Value) -> bool:
+    if isinstance(expected, TensorValue):
+        return (isinstance(observed, TensorValue) and expected.cls == observed.cls
+                and len(expected.data) == len(observed.data)
+                and all(math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6)
+                        for a, b in zip(expected.data, observed.data, strict=False)))
+    if isinstance(expected, tuple):
+        return (isinstance(observed, tuple) and len(expected) == len(observed)
+                and all(values_equal(a, b) for a, b in zip(expected, observed, strict=False)))
+    return type(expected) is type(observed) and expected == observed
+
+
+def differences(expected: Trace, observed: Trace, naming: Naming) -> list[str]:
+    """Human-readable differences; empty when the implementation did what the model predicts."""
+    out: list[str] = []
+    for i in range(max(len(expected.events), len(observed.events))):
+        exp = expected.events[i] if i < len(expected.events) else None
+        obs = observed.events[i] if i < len(observed.events) else None
+        if exp is None or obs is None or not _event_matches(exp, obs, naming):
+            out.append(f"event {i}: expected {_show(exp)}, observed {_show(obs)}")
+            break  # later events are knock-on effects
+    eo, oo = expected.outcome, observed.outcome
+    if isinstance(eo, Returned):
+        if not isinstance(oo, Returned) or not values_equal(eo.value, oo.value):
+            out.append(f"outcome: expected return {eo.value!r}, observed {_show_outcome(oo)}")
+    else:
+        assert isinstance(eo, Raised)
+        text = oo.message.render() if isinstance(oo, Raised) else ""
+        if not (isinstance(oo, Raised) and oo.exc_type == eo.exc_type
+                and message_pattern(eo.message, naming).fullmatch(text)):
+            out.append(f"outcome: expected {eo.exc_type}({eo.message.render(naming)!r}), "
+                       f"observed {_show_outcome(oo)}")
+    if expected.after != observed.after:
+        out.append(f"after the scenario: expected current mode {expected.after!r}, "
+                   f"observed {observed.after!r}")
+    return out
+
+
+def _show(event: Event | None) -> str:
+    if event is None:
+        return "nothing"
+    if isinstance(event, WarningEmitted):
+        return f"{event.category}({event.message.render()!r})"
+    return repr(_norm(event))
+
+
+def _show_outcome(o: Returned | Raised) -> str:
+    if isinstance(o, Returned):
+        return f"return {o.value!r}"
+    return f"{o.exc_type}({o.message.render()!r})"

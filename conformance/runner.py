@@ -1,0 +1,295 @@
+"""Runs a scenario on an implementation through its adapter and records the observed trace."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from spec.model.functions import FUNCS, tensor_data
+from spec.model.scenario import (
+    Action,
+    Arg,
+    Behaviour,
+    Const,
+    Default,
+    Disable,
+    Enable,
+    EnableInside,
+    Enter,
+    Forward,
+    ListArg,
+    NotImpl,
+    Push,
+    PushInside,
+    Raise,
+    Redispatch,
+    Return,
+    Scenario,
+    Step,
+    TensorArg,
+)
+from spec.model.trace import (
+    Event,
+    HandlerRun,
+    Installed,
+    Message,
+    Outcome,
+    Raised,
+    Returned,
+    TensorValue,
+    Trace,
+    Value,
+    WarningEmitted,
+)
+
+from .adapter import Adapter
+
+
+class HandlerError(Exception):
+    """What a scenario's ``raise`` action raises."""
+
+
+class Run:
+    """One execution of one scenario: the objects built for it and what was seen."""
+
+    def __init__(self, scenario: Scenario, adapter: Adapter) -> None:
+        self.sc, self.ad = scenario, adapter
+        self.events: list[Event] = []
+        self.classes: dict[str, type] = {}
+        self.mode_classes: dict[str, type] = {}
+        self.instances: dict[str, Any] = {}
+        self.pushed: dict[str, list[Any]] = {}
+        self.idents: dict[int, str] = {}
+        self.funcs = {id(adapter.func(n)): n for n in FUNCS if FUNCS[n].path != "probe"}
+        for decl in scenario.classes:
+            self._build_class(decl.name)
+        for mdecl in scenario.modes:
+            self.mode_classes[mdecl.name] = self._mode_class(mdecl.name, mdecl.behaviour,
+                                                             mdecl.classmethod_handler)
+            self.instances[mdecl.name] = None
+
+    # -- building the scenario's objects ------------------------------------
+
+    def _build_class(self, name: str) -> type:
+        if name in self.classes:
+            return self.classes[name]
+        decl = self.sc.class_named(name)
+        assert decl is not None
+        if decl.parent == "Tensor":
+            base: type = self.ad.Tensor
+        elif decl.parent == "object":
+            base = object
+        else:
+            base = self._build_class(decl.parent)
+        body: dict[str, Any] = {"__module__": "scenario"}
+        if decl.handler == "disabled":
+            body["__torch_function__"] = self.ad.disabled_impl
+        elif decl.handler in ("classmethod", "plain"):
+            assert decl.behaviour is not None
+            body["__torch_function__"] = self._class_handler(decl.behaviour, decl.handler)
+        cls = type(name, (base,), body)
+        self.classes[name] = cls
+        return cls
+
+    def _class_handler(self, behaviour: Behaviour, kind: str) -> Any:
+        run = self
+
+        def handler(owner: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            cls = owner if isinstance(owner, type) else type(owner)
+            bound = None if isinstance(owner, type) else run.idents.get(id(owner), "?")
+            name = run._func_name(func)
+            run._record(cls.__name__, "subclass", name, types, kwargs, bound)
+            ctx = _Ctx(name, func, types, args, kwargs, cls, None)
+            return run._perform(behaviour.action_for(name), ctx)
+
+        return classmethod(handler) if kind == "classmethod" else handler
+
+    def _mode_class(self, name: str, behaviour: Behaviour, as_classmethod: bool) -> type:
+        run = self
+
+        def handler(mode: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            fname = run._func_name(func)
+            run._record(name, "mode", fname, types, kwargs, None)
+            ctx = _Ctx(fname, func, types, args, kwargs, None, mode)
+            return run._perform(behaviour.action_for(fname), ctx)
+
+        body: dict[str, Any] = {"__module__": "scenario",
+                                "__torch_function__": classmethod(handler) if as_classmethod
+                                else handler}
+        return type(self.ad.TorchFunctionMode)(name, (self.ad.TorchFunctionMode,), body)
+
+    def _instance(self, name: str) -> Any:
+        if name in self.mode_classes:
+            if self.instances[name] is None:
+                self.instances[name] = self.ad.make_mode(self.mode_classes[name])
+            return self.instances[name]
+        return self.classes[name]
+
+    # -- observation --------------------------------------------------------------
+
+    def _func_name(self, func: Any) -> str:
+        return self.funcs.get(id(func), f"?{getattr(func, '__name__', func)!s}")
+
+    def label(self, obj: object) -> str | None:
+        if obj is None:
+            return None
+        if type(obj) is self.ad.BaseTorchFunctionMode:
+            return "<base>"
+        if isinstance(obj, type):
+            return obj.__name__
+        if type(obj).__name__ in self.mode_classes:
+            return type(obj).__name__
+        return f"?{obj!r}"
+
+    def _record(self, who: str, role: str, func: str, types: Any, kwargs: Any,
+                bound: str | None) -> None:
+        seen = None if kwargs is None else tuple(sorted(kwargs))
+        names = tuple(getattr(t, "__name__", repr(t)) for t in types)
+        self.events.append(HandlerRun(who, role, func, names, seen,  # type: ignore[arg-type]
+                                      self.label(self.ad.current_mode()), bound))
+
+    def _warn(self, message: Any, category: type[Warning], *_: Any, **__: Any) -> None:
+        self.events.append(WarningEmitted(category.__name__, Message((str(message),))))
+
+    # -- actions ------------------------------------------------------------------
+
+    def call(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        info = FUNCS[name]
+        if info.path == "probe":
+            return self.ad.has_torch_function(name, args)
+        if info.method:
+            return getattr(args[0], name.removeprefix("Tensor."))(*args[1:], **kwargs)
+        return self.ad.func(name)(*args, **kwargs)
+
+    def _perform(self, action: Action, ctx: _Ctx) -> Any:
+        if isinstance(action, Return):
+            return action.value
+        if isinstance(action, NotImpl):
+            return NotImplemented
+        if isinstance(action, Raise):
+            raise HandlerError(action.message)
+        kwargs = dict(ctx.kwargs or {})
+        if isinstance(action, Forward):
+            guard = self.ad.disable() if action.disable else contextlib.nullcontext()
+            with guard:
+                return ctx.func(*ctx.args, **kwargs)
+        if isinstance(action, Default):
+            default = self.ad.Tensor.__torch_function__.__func__  # type: ignore[attr-defined]
+            return default(ctx.cls, ctx.func, ctx.types, ctx.args, ctx.kwargs)
+        if isinstance(action, Redispatch):
+            guard = self.ad.reenter(ctx.mode) if action.reenter else contextlib.nullcontext()
+            with guard:
+                return self.call(action.target, list(ctx.args), kwargs)
+        if isinstance(action, PushInside):
+            with self._push(action.mode):
+                return self._perform(action.then, ctx)
+        assert isinstance(action, EnableInside)
+        if action.replace == "inner":
+            replace = ctx.mode.inner if self.ad.generation == "2022" else None
+        else:
+            replace = None if action.replace is None else self._instance(action.replace)
+        with self.ad.enable(self._instance(action.mode), replace, action.ignore_preexisting):
+            return self._perform(action.then, ctx)
+
+    @contextlib.contextmanager
+    def _push(self, name: str) -> Iterator[Any]:
+        with self.ad.push(self.mode_classes[name]) as mode:
+            self.pushed.setdefault(name, []).append(mode)
+            yield mode
+
+    def _step(self, step: Step) -> Any:
+        if isinstance(step, Push):
+            return self._push(step.mode)
+        if isinstance(step, Enable):
+            target = None if step.target is None else self._instance(step.target)
+            replace = None if step.replace is None else self._instance(step.replace)
+            return self.ad.enable(target, replace, step.ignore_preexisting)
+        if isinstance(step, Enter):
+            return self.ad.enter(self._instance(step.mode))
+        assert isinstance(step, Disable)
+        return self.ad.disable(step.subclass_only)
+
+    def _materialize(self, arg: Arg, counter: Iterator[int]) -> Any:
+        if isinstance(arg, TensorArg):
+            k = next(counter)
+            t = self.ad.tensor(tensor_data(k))
+            if arg.cls is not None:
+                cls = self.classes[arg.cls]
+                t = t.as_subclass(cls) if issubclass(cls, self.ad.Tensor) else cls()
+            self.idents[id(t)] = f"x{k}"
+            return t
+        if isinstance(arg, ListArg):
+            return [self._materialize(a, counter) for a in arg.items]
+        assert isinstance(arg, Const)
+        return arg.value
+
+    def observe(self, value: Any) -> Value:
+        if isinstance(value, self.ad.Tensor):
+            return TensorValue(type(value).__name__ if type(value) is not self.ad.Tensor
+                               else "Tensor", tuple(self.ad.data(value)))
+        if isinstance(value, (tuple, list)):
+            return tuple(self.observe(v) for v in value)
+        if value is None or isinstance(value, (bool, int)):
+            return value
+        return f"?{type(value).__name__}"  # type: ignore[return-value]
+
+    # -- the whole scenario ---------------------------------------------------------
+
+    def execute(self) -> Trace:
+        outcome: Outcome
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.showwarning = self._warn
+            try:
+                with contextlib.ExitStack() as stack:
+                    for index, step in enumerate(self.sc.setup):
+                        stack.enter_context(self._step(step))
+                        self.events.append(Installed(index, self.label(self.ad.current_mode())))
+                    result = self._call_scenario()
+                outcome = Returned(self.observe(result))
+            except Exception as exc:
+                outcome = Raised(type(exc).__name__, Message((str(exc),)))
+        return Trace(tuple(self.events), outcome, self.label(self.ad.current_mode()))
+
+    def _call_scenario(self) -> Any:
+        call = self.sc.call
+        if call is None:
+            return None
+        counter = itertools.count()
+        args = [self._materialize(a, counter) for a in call.args]
+        kwargs = {k: self._materialize(a, counter) for k, a in call.kwargs}
+        return self.call(call.func, args, kwargs)
+
+    def naming(self) -> dict[tuple[str, str], str]:
+        """How the objects of this run print, for rendering predicted messages."""
+        names: dict[tuple[str, str], str] = {("type", "Tensor"): repr(self.ad.Tensor)}
+        for name, cls in self.classes.items():
+            names[("type", name)] = repr(cls)
+            names[("mode", name)] = repr(cls)
+        for name in self.mode_classes:
+            objs = [o for o in [self.instances[name], *self.pushed.get(name, [])] if o is not None]
+            if len(objs) == 1:
+                names[("mode", name)] = repr(objs[0])
+        for name, info in FUNCS.items():
+            if info.path != "probe":
+                names[("func", name)] = self.ad.error_name(name)
+        return names
+
+
+class _Ctx:
+    """The call a runner-built handler is handling."""
+
+    def __init__(self, name: str, func: Callable[..., Any], types: Any, args: Any, kwargs: Any,
+                 cls: type | None, mode: Any) -> None:
+        self.name, self.func, self.types, self.args, self.kwargs = name, func, types, args, kwargs
+        self.cls, self.mode = cls, mode
+
+
+def execute(scenario: Scenario, adapter: Adapter) -> tuple[Trace, dict[tuple[str, str], str]]:
+    """Run ``scenario`` on ``adapter``; the observed trace and how its objects print."""
+    run = Run(scenario, adapter)
+    trace = run.execute()
+    return trace, run.naming()

@@ -1,0 +1,175 @@
+"""Hypothesis strategies that generate scenarios for either generation."""
+
+from __future__ import annotations
+
+import functools
+
+from hypothesis import strategies as st
+
+from spec.model.functions import FAMILY_ORDER, FUNCS, may_redispatch
+from spec.model.scenario import (
+    Action,
+    Arg,
+    Behaviour,
+    Call,
+    ClassDecl,
+    Const,
+    Default,
+    Disable,
+    Enable,
+    EnableInside,
+    Enter,
+    Forward,
+    Generation,
+    HandlerKind,
+    ListArg,
+    ModeDecl,
+    NotImpl,
+    Push,
+    PushInside,
+    Raise,
+    Redispatch,
+    Return,
+    Scenario,
+    Step,
+    TensorArg,
+)
+
+CLASS_NAMES = ("A", "B", "C", "D", "E")
+MODE_NAMES = ("M", "N", "P")
+CALLABLE = tuple(n for n, f in FUNCS.items() if f.path != "probe")
+PROBES = tuple(n for n, f in FUNCS.items() if f.path == "probe")
+
+returns = st.integers(min_value=-50, max_value=50).map(Return)
+raises = st.sampled_from(["boom", "bad input"]).map(Raise)
+
+
+@functools.cache
+def _overrides(base: st.SearchStrategy[Action], mode: bool) -> st.SearchStrategy[
+        tuple[tuple[str, Action], ...]]:
+    """Per-function actions; modes may redispatch to a later function of the same family."""
+    entries = []
+    for family, order in FAMILY_ORDER.items():
+        for src in order:
+            later = [t for t in order if may_redispatch(src, t)]
+            options: list[st.SearchStrategy[Action]] = [base]
+            if later:
+                options.append(st.builds(Redispatch, st.sampled_from(later),
+                                         st.booleans() if mode else st.just(False)))
+            entries.append(st.tuples(st.just(src), st.one_of(options)))
+        del family
+    return st.lists(st.one_of(entries), max_size=2, unique_by=lambda e: e[0]).map(tuple)
+
+
+@functools.cache
+def subclass_actions() -> st.SearchStrategy[Action]:
+    return st.one_of(returns, st.just(NotImpl()), st.just(Forward(disable=True)),
+                     st.just(Default()), raises)
+
+
+@functools.cache
+def mode_actions(generation: Generation, modes: tuple[str, ...],
+                 classes: tuple[str, ...]) -> st.SearchStrategy[Action]:
+    simple = st.one_of(returns, st.just(NotImpl()), st.just(Forward()), raises)
+    nested: list[st.SearchStrategy[Action]] = [simple, simple]
+    if modes:
+        nested.append(st.builds(PushInside, st.sampled_from(modes), simple))
+        if generation == "2022":
+            nested.append(st.builds(EnableInside, st.sampled_from(modes + classes), simple,
+                                    st.sampled_from([None, "inner", *modes]), st.booleans()))
+    return st.one_of(nested)
+
+
+@st.composite
+def scenarios(draw: st.DrawFn, generation: Generation = "2022") -> Scenario:
+    """A scenario: subclass hierarchies, modes, nested set-up and one call."""
+    n_classes = draw(st.integers(0, len(CLASS_NAMES)))
+    classes: list[ClassDecl] = []
+    for i in range(n_classes):
+        name = CLASS_NAMES[i]
+        tensors = [c.name for c in classes if c.kind == "tensor"]
+        if draw(st.integers(0, 9)) == 0:
+            handler: HandlerKind = draw(st.sampled_from(["classmethod", "plain"]))
+            behaviour = Behaviour(draw(st.one_of(returns, st.just(NotImpl()), raises)))
+            classes.append(ClassDecl(name, "object", "duck", handler, behaviour))
+            continue
+        parent = draw(st.sampled_from(["Tensor", *tensors])) if tensors else "Tensor"
+        handler = draw(st.sampled_from(
+            ["classmethod", "classmethod", "plain", "inherit", "disabled"]))
+        beh = None
+        if handler in ("classmethod", "plain"):
+            beh = Behaviour(draw(subclass_actions()),
+                            draw(_overrides(subclass_actions(), mode=False)))
+        classes.append(ClassDecl(name, parent, "tensor", handler, beh))
+    class_names = tuple(c.name for c in classes)
+    tensor_classes = tuple(c.name for c in classes if c.kind == "tensor")
+    n_modes: int = draw(st.integers(0, len(MODE_NAMES)))
+    mode_names = MODE_NAMES[:n_modes]
+    modes = tuple(
+        ModeDecl(name, Behaviour(
+            draw(mode_actions(generation, mode_names, tensor_classes)),
+            draw(_overrides(mode_actions(generation, mode_names, tensor_classes), mode=True))))
+        for name in mode_names
+    )
+    coin: int = draw(st.integers(0, 4))
+    at_least = 1 if mode_names and coin else 0
+    setup = tuple(draw(st.lists(_steps(generation, mode_names, tensor_classes),
+                                min_size=at_least, max_size=3)))
+    call = draw(calls(class_names, tensor_classes))
+    return Scenario(generation, tuple(classes), modes, setup, call)
+
+
+@functools.cache
+def _steps(generation: Generation, modes: tuple[str, ...],
+           classes: tuple[str, ...]) -> st.SearchStrategy[Step]:
+    options: list[st.SearchStrategy[Step]] = [st.builds(Disable, st.just(False))]
+    if generation == "stack":
+        options.append(st.builds(Disable, st.just(True)))
+    if modes and generation == "2022":
+        options += [st.builds(Push, st.sampled_from(modes))] * 3
+        targets = st.sampled_from((*modes, *classes, None))
+        options.append(st.builds(Enable, targets, st.sampled_from((None, *modes, *classes)),
+                                 st.booleans()))
+    if modes and generation == "stack":
+        options.append(st.builds(Enter, st.sampled_from(modes)))
+    return st.one_of(options)
+
+
+@functools.cache
+def calls(classes: tuple[str, ...], tensor_classes: tuple[str, ...]) -> st.SearchStrategy[Call]:
+    """A call of any function, with tensors positional, keyword, or in lists."""
+    return _calls(classes, tensor_classes)
+
+
+@st.composite
+def _calls(draw: st.DrawFn, classes: tuple[str, ...], tensor_classes: tuple[str, ...]) -> Call:
+    """A call of any function, with tensors positional, keyword, or in lists."""
+    tensor = st.sampled_from((None, *classes, *classes)).map(TensorArg)
+    true_tensor = st.sampled_from((None, *tensor_classes)).map(TensorArg)
+    func = draw(st.sampled_from(CALLABLE * 3 + PROBES))
+    info = FUNCS[func]
+    if info.shape in ("binary", "unary"):
+        params = ("input", "other")[: 2 if info.shape == "binary" else 1]
+        first_keyword = draw(st.integers(1 if info.method else 0, len(params)))
+        values = [draw(true_tensor if info.method and i == 0 else tensor)
+                  for i, _ in enumerate(params)]
+        args: tuple[Arg, ...] = tuple(values[:first_keyword])
+        kwargs: list[tuple[str, Arg]] = list(zip(params[first_keyword:], values[first_keyword:],
+                                                 strict=True))
+        if info.alpha and draw(st.booleans()):
+            kwargs.append(("alpha", Const(draw(st.integers(-2, 3)))))
+        return Call(func, args, tuple(kwargs))
+    if info.shape == "list":
+        return Call(func, (ListArg(tuple(draw(st.lists(tensor, min_size=1, max_size=4)))),))
+    if info.shape == "sizes":
+        return Call(func, tuple(Const(n) for n in draw(st.lists(st.integers(0, 3), min_size=1,
+                                                                 max_size=2))))
+    if info.shape == "split":
+        return Call(func, (draw(tensor), Const(draw(st.integers(1, 2)))))
+    anything = st.one_of(tensor, st.sampled_from([Const(None), Const(3)]))
+    items = tuple(draw(st.lists(anything, max_size=3)))
+    if info.shape == "probe_seq":
+        return Call(func, (ListArg(items),))
+    if info.shape == "probe_one":
+        return Call(func, (draw(anything),))
+    return Call(func, items)

@@ -1,0 +1,434 @@
+"""The rule catalogue: load, validate and query the TOML files under ``spec/rules``."""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = [
+    "AREA_ORDER",
+    "EVIDENCE_KINDS",
+    "GENERATIONS",
+    "LEVELS",
+    "RULES_DIR",
+    "SCHEMA",
+    "Area",
+    "Catalogue",
+    "CatalogueError",
+    "Evidence",
+    "Rule",
+    "load_catalogue",
+    "validate_area_document",
+]
+
+#: Where the shipped catalogue lives.
+RULES_DIR: Final = Path(__file__).resolve().parent / "rules"
+
+#: RFC 2119 keywords a rule may carry, strongest first.
+LEVELS: Final = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
+
+#: The generations of the design a rule can apply to (see NAMESPACE.md).
+GENERATIONS: Final = ("2022", "stack")
+
+#: What a piece of evidence is.
+EVIDENCE_KINDS: Final = ("pr", "test", "source", "measurement", "inference")
+
+#: The order in which areas are presented; areas not listed here follow, alphabetically.
+AREA_ORDER: Final = (
+    "ORDER",
+    "TYPES",
+    "ARGS",
+    "NOTIMPL",
+    "REENTRY",
+    "PUSH",
+    "ENABLE",
+    "SUBMODE",
+    "SELF",
+    "REACH",
+    "DISABLE",
+    "THREAD",
+    "ERROR",
+)
+
+_ID_RE: Final = re.compile(r"^TFM_([A-Z]+)_(\d{3})$")
+_NONBLANK: Final = r"\S"
+
+_TEXT: Final[dict[str, Any]] = {"type": "string", "pattern": _NONBLANK}
+
+_EVIDENCE_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "required": ["kind", "ref", "note"],
+    "additionalProperties": False,
+    "properties": {
+        "kind": {"type": "string", "enum": list(EVIDENCE_KINDS)},
+        "ref": _TEXT,
+        "note": _TEXT,
+    },
+}
+
+_RULE_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "required": [
+        "id",
+        "level",
+        "generations",
+        "title",
+        "statement",
+        "rationale",
+        "evidence",
+        "example",
+    ],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "pattern": _ID_RE.pattern},
+        "level": {"type": "string", "enum": list(LEVELS)},
+        "generations": {
+            "type": "array",
+            "minItems": 1,
+            "uniqueItems": True,
+            "items": {"type": "string", "enum": list(GENERATIONS)},
+        },
+        "title": _TEXT,
+        "statement": _TEXT,
+        "rationale": _TEXT,
+        "evidence": {"type": "array", "minItems": 1, "items": _EVIDENCE_SCHEMA},
+        "example": {"type": "string", "pattern": r"^>>> "},
+        "uncertainty": _TEXT,
+    },
+}
+
+#: JSON Schema (draft 2020-12) of one area file, ``spec/rules/<area>.toml``.
+SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Rule catalogue area file",
+    "description": (
+        "One area of the __torch_function__ mode specification: a page title, a summary "
+        "and the rules of the area, each with a normative statement and its evidence."
+    ),
+    "type": "object",
+    "required": ["area", "title", "summary", "rule"],
+    "additionalProperties": False,
+    "properties": {
+        "area": {"type": "string", "pattern": r"^[A-Z]+$"},
+        "title": _TEXT,
+        "summary": _TEXT,
+        "rule": {"type": "array", "minItems": 1, "items": _RULE_SCHEMA},
+    },
+}
+
+
+class CatalogueError(ValueError):
+    """A catalogue file is unreadable or breaks the schema or the numbering rules."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One source a rule rests on."""
+
+    kind: str
+    ref: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One normative rule of the specification."""
+
+    id: str
+    area: str
+    level: str
+    generations: tuple[str, ...]
+    title: str
+    statement: str
+    rationale: str
+    evidence: tuple[Evidence, ...]
+    example: str
+    uncertainty: str | None = None
+
+    @property
+    def number(self) -> int:
+        """The rule's number within its area (``TFM_ORDER_003`` → 3)."""
+        return int(self.id.rsplit("_", 1)[1])
+
+
+@dataclass(frozen=True)
+class Area:
+    """One area file: its page title, its summary and its rules in number order."""
+
+    name: str
+    title: str
+    summary: str
+    rules: tuple[Rule, ...]
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """All areas, in presentation order, with lookups over their rules."""
+
+    areas: tuple[Area, ...]
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """Every rule, ordered by area and then by number."""
+        return tuple(rule for area in self.areas for rule in area.rules)
+
+    def ids(self) -> tuple[str, ...]:
+        """Every rule ID, in the order of :attr:`rules`."""
+        return tuple(rule.id for rule in self.rules)
+
+    def by_id(self, rule_id: str) -> Rule:
+        """The rule called ``rule_id``; ``KeyError`` if there is none."""
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        raise KeyError(f"no rule {rule_id!r} in the catalogue")
+
+    def area(self, name: str) -> Area:
+        """The area called ``name`` (e.g. ``"ORDER"``); ``KeyError`` if there is none."""
+        for area in self.areas:
+            if area.name == name:
+                return area
+        raise KeyError(f"no area {name!r} in the catalogue")
+
+    def for_generation(self, generation: str) -> tuple[Rule, ...]:
+        """The rules that apply to ``generation`` (``"2022"`` or ``"stack"``)."""
+        if generation not in GENERATIONS:
+            raise ValueError(f"unknown generation {generation!r}; expected one of {GENERATIONS}")
+        return tuple(rule for rule in self.rules if generation in rule.generations)
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+
+# ---------------------------------------------------------------------------
+# Validation
+
+
+def _fail(file: str, rule_id: str | None, field: str | None, problem: str) -> CatalogueError:
+    parts = [file]
+    if rule_id is not None:
+        parts.append(f"rule {rule_id}")
+    if field:
+        parts.append(f"field {field!r}")
+    parts.append(problem)
+    return CatalogueError(": ".join(" ".join(p.split()) for p in parts))
+
+
+_JSON_TYPES: Final[dict[str, tuple[type, ...]]] = {
+    "string": (str,),
+    "array": (list,),
+    "object": (dict,),
+    "boolean": (bool,),
+    "integer": (int,),
+    "number": (int, float),
+}
+
+
+def _json_type_name(value: object) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    for name in ("string", "array", "object", "integer", "number"):
+        if isinstance(value, _JSON_TYPES[name]):
+            return name
+    return type(value).__name__
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check(value: object, schema: Mapping[str, Any], field: str) -> tuple[str, str] | None:
+    """Check ``value`` against ``schema``: ``None`` or ``(field, problem)`` for the first error."""
+    expected = schema.get("type")
+    if expected is not None:
+        if isinstance(value, bool) and expected in ("integer", "number"):
+            return field, f"expected {expected}, got boolean"
+        if not isinstance(value, _JSON_TYPES[expected]):
+            return field, f"expected {expected}, got {_json_type_name(value)}"
+    if "enum" in schema and value not in schema["enum"]:
+        allowed = ", ".join(repr(v) for v in schema["enum"])
+        return field, f"{_short(value)} is not one of {allowed}"
+    if "pattern" in schema and isinstance(value, str) and not re.search(schema["pattern"], value):
+        return field, f"{_short(value)} does not match pattern {schema['pattern']!r}"
+    if isinstance(value, dict):
+        for name in schema.get("required", ()):
+            if name not in value:
+                sub = f"{field}.{name}" if field else name
+                return sub, "missing required field"
+        properties: Mapping[str, Any] = schema.get("properties", {})
+        if schema.get("additionalProperties", True) is False:
+            for name in value:
+                if name not in properties:
+                    sub = f"{field}.{name}" if field else name
+                    return sub, "unknown field"
+        for name, sub_schema in properties.items():
+            if name in value:
+                found = _check(value[name], sub_schema, f"{field}.{name}" if field else name)
+                if found is not None:
+                    return found
+    if isinstance(value, list):
+        min_items = schema.get("minItems")
+        if min_items is not None and len(value) < min_items:
+            return field, f"expected at least {min_items} item(s), got {len(value)}"
+        if schema.get("uniqueItems") and len({repr(v) for v in value}) != len(value):
+            return field, "items are not unique"
+        items = schema.get("items")
+        if items is not None:
+            for index, item in enumerate(value):
+                found = _check(item, items, f"{field}[{index}]")
+                if found is not None:
+                    return found
+    return None
+
+
+def validate_area_document(document: Mapping[str, Any], file: str = "<document>") -> None:
+    """Check one parsed area file against :data:`SCHEMA`; raise :class:`CatalogueError` if not.
+
+    A problem inside a rule is reported against that rule's ID when the rule has a
+    well-formed one, with the field relative to the rule (``level``, ``evidence[0].kind``).
+    """
+    rules_schema = {k: v for k, v in SCHEMA["properties"]["rule"].items() if k != "items"}
+    shallow = {**SCHEMA, "properties": {**SCHEMA["properties"], "rule": rules_schema}}
+    found = _check(document, shallow, "")
+    if found is not None:
+        raise _fail(file, None, *found)
+    for index, rule in enumerate(document["rule"]):
+        rule_id = None
+        if isinstance(rule, dict):
+            candidate = rule.get("id")
+            if isinstance(candidate, str) and _ID_RE.match(candidate):
+                rule_id = candidate
+        found = _check(rule, _RULE_SCHEMA, "")
+        if found is not None:
+            field, problem = found
+            if rule_id is None:
+                field = f"rule[{index}].{field}" if field else f"rule[{index}]"
+            raise _fail(file, rule_id, field, problem)
+
+
+def _build_area(document: Mapping[str, Any], path: Path) -> Area:
+    file = str(path)
+    validate_area_document(document, file)
+    name: str = document["area"]
+    if name != path.stem.upper():
+        raise _fail(
+            file,
+            None,
+            "area",
+            f"{name!r} does not match the file name (expected {path.stem.upper()!r})",
+        )
+    rules: list[Rule] = []
+    seen: set[str] = set()
+    for raw in document["rule"]:
+        rule_id: str = raw["id"]
+        match = _ID_RE.match(rule_id)
+        assert match is not None  # guaranteed by the schema
+        if match.group(1) != name:
+            raise _fail(
+                file, rule_id, "id", f"area prefix {match.group(1)!r} does not match area {name!r}"
+            )
+        if rule_id in seen:
+            raise _fail(file, rule_id, "id", "duplicate rule id")
+        seen.add(rule_id)
+        level: str = raw["level"]
+        statement: str = raw["statement"]
+        if level not in statement:
+            raise _fail(file, rule_id, "statement", f"does not contain its level keyword {level!r}")
+        rules.append(
+            Rule(
+                id=rule_id,
+                area=name,
+                level=level,
+                generations=tuple(g for g in GENERATIONS if g in raw["generations"]),
+                title=raw["title"],
+                statement=statement,
+                rationale=raw["rationale"],
+                evidence=tuple(Evidence(e["kind"], e["ref"], e["note"]) for e in raw["evidence"]),
+                example=raw["example"],
+                uncertainty=raw.get("uncertainty"),
+            )
+        )
+    rules.sort(key=lambda r: r.number)
+    for expected_number, rule in enumerate(rules, start=1):
+        if rule.number != expected_number:
+            expected_id = f"TFM_{name}_{expected_number:03d}"
+            raise _fail(
+                file,
+                rule.id,
+                "id",
+                f"rules of area {name} are not numbered contiguously from 001 "
+                f"(expected {expected_id})",
+            )
+    return Area(name=name, title=document["title"], summary=document["summary"], rules=tuple(rules))
+
+
+def _area_sort_key(area: Area) -> tuple[int, str]:
+    try:
+        return AREA_ORDER.index(area.name), area.name
+    except ValueError:
+        return len(AREA_ORDER), area.name
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise _fail(str(path), None, None, f"invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise _fail(str(path), None, None, f"cannot read: {exc.strerror or exc}") from None
+
+
+def _load(directory: Path) -> Catalogue:
+    if not directory.is_dir():
+        raise CatalogueError(f"{directory}: not a directory of rule files")
+    paths: Sequence[Path] = sorted(directory.glob("*.toml"))
+    if not paths:
+        raise CatalogueError(f"{directory}: no *.toml rule files")
+    areas: list[Area] = []
+    owner: dict[str, Path] = {}
+    area_files: dict[str, Path] = {}
+    for path in paths:
+        area = _build_area(_read(path), path)
+        if area.name in area_files:
+            raise _fail(
+                str(path),
+                None,
+                "area",
+                f"area {area.name} is also defined in {area_files[area.name]}",
+            )
+        area_files[area.name] = path
+        for rule in area.rules:
+            if rule.id in owner:
+                raise _fail(
+                    str(path), rule.id, "id", f"duplicate rule id (also in {owner[rule.id]})"
+                )
+            owner[rule.id] = path
+        areas.append(area)
+    areas.sort(key=_area_sort_key)
+    return Catalogue(areas=tuple(areas))
+
+
+@functools.lru_cache(maxsize=1)
+def _load_default() -> Catalogue:
+    return _load(RULES_DIR)
+
+
+def load_catalogue(path: Path | None = None) -> Catalogue:
+    """Load and validate every ``*.toml`` area file in ``path`` (default: the shipped catalogue).
+
+    Raises :class:`CatalogueError` with a one-line message naming the file, the rule
+    (when known), the field and the problem. The default catalogue is loaded once and cached.
+    """
+    if path is None:
+        return _load_default()
+    return _load(Path(path))

@@ -1,0 +1,275 @@
+"""Scenario files: TOML or JSON to :class:`Scenario` and back, with one-line errors."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .functions import FUNCS
+from .scenario import (
+    GENERATIONS,
+    Action,
+    Arg,
+    Behaviour,
+    Call,
+    ClassDecl,
+    Const,
+    Default,
+    Disable,
+    Enable,
+    EnableInside,
+    Enter,
+    Forward,
+    ListArg,
+    ModeDecl,
+    NotImpl,
+    Push,
+    PushInside,
+    Raise,
+    Redispatch,
+    Return,
+    Scenario,
+    Step,
+    TensorArg,
+)
+
+
+class ScenarioError(ValueError):
+    """A scenario file or dict is malformed; the message is one line naming the problem."""
+
+
+_WORD_ACTIONS: dict[str, Action] = {
+    "notimpl": NotImpl(),
+    "forward": Forward(),
+    "forward_disabled": Forward(disable=True),
+    "default": Default(),
+}
+_NONE = "None"
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Read a ``.toml`` or ``.json`` scenario file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ScenarioError(f"{path}: not valid {path.suffix.lstrip('.').upper()}: {exc}") from None
+    try:
+        return scenario_from_dict(data)
+    except ScenarioError as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
+
+
+def _expect(cond: bool, where: str, problem: str) -> None:
+    if not cond:
+        raise ScenarioError(f"{where}: {problem}")
+
+
+def _keys(d: Any, where: str, allowed: set[str],
+          required: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
+    _expect(isinstance(d, dict), where, f"expected a table, got {type(d).__name__}")
+    unknown = sorted(set(d) - allowed)
+    if unknown:
+        raise ScenarioError(f"{where}: unknown key {unknown[0]!r} "
+                            f"(allowed: {', '.join(sorted(allowed))})")
+    missing = sorted(required - set(d))
+    if missing:
+        raise ScenarioError(f"{where}: missing key {missing[0]!r}")
+    return dict(d)
+
+
+def action_from(d: Any, where: str) -> Action:
+    if isinstance(d, str):
+        _expect(d in _WORD_ACTIONS, where, f"unknown action {d!r} (one of {', '.join(_WORD_ACTIONS)}"
+                " or a table with return/raise/redispatch/push/enable)")
+        return _WORD_ACTIONS[d]
+    kinds = {"return", "raise", "redispatch", "push", "enable"}
+    _expect(isinstance(d, dict) and len(kinds & set(d)) == 1, where,
+            f"an action table needs exactly one of {', '.join(sorted(kinds))}")
+    if "return" in d:
+        t = _keys(d, where, {"return"})
+        _expect(isinstance(t["return"], int) and not isinstance(t["return"], bool), where,
+                "return takes an integer")
+        return Return(t["return"])
+    if "raise" in d:
+        t = _keys(d, where, {"raise"})
+        _expect(isinstance(t["raise"], str), where, "raise takes a message string")
+        return Raise(t["raise"])
+    if "redispatch" in d:
+        t = _keys(d, where, {"redispatch", "reenter"})
+        _expect(t["redispatch"] in FUNCS, where, f"unknown function {t['redispatch']!r}")
+        return Redispatch(t["redispatch"], bool(t.get("reenter", False)))
+    if "push" in d:
+        t = _keys(d, where, {"push", "then"}, {"then"})
+        return PushInside(str(t["push"]), action_from(t["then"], f"{where}.then"))
+    t = _keys(d, where, {"enable", "then", "replace", "ignore_preexisting"}, {"then"})
+    return EnableInside(str(t["enable"]), action_from(t["then"], f"{where}.then"),
+                        t.get("replace"), bool(t.get("ignore_preexisting", False)))
+
+
+def behaviour_from(d: Any, where: str) -> Behaviour:
+    if isinstance(d, dict) and "default" in d:
+        t = _keys(d, where, {"default", "on"})
+        on = _keys(t.get("on", {}), f"{where}.on", set(FUNCS))
+        return Behaviour(action_from(t["default"], f"{where}.default"),
+                         tuple((k, action_from(v, f"{where}.on.{k}")) for k, v in on.items()))
+    return Behaviour(action_from(d, where))
+
+
+def arg_from(d: Any, where: str) -> Arg:
+    if isinstance(d, list):
+        return ListArg(tuple(arg_from(x, f"{where}[{i}]") for i, x in enumerate(d)))
+    if isinstance(d, bool):
+        raise ScenarioError(f"{where}: booleans are not arguments")
+    if isinstance(d, int) or d is None or d == _NONE:
+        return Const(None if d in (None, _NONE) else int(d))
+    _expect(isinstance(d, str) and d != "", where, f"bad argument {d!r}")
+    return TensorArg(None if d == "plain" else str(d))
+
+
+def step_from(d: Any, where: str) -> Step:
+    _expect(isinstance(d, dict), where, "a set-up step is a table")
+    if "push" in d:
+        return Push(str(_keys(d, where, {"push"})["push"]))
+    if "enter" in d:
+        return Enter(str(_keys(d, where, {"enter"})["enter"]))
+    if "disable" in d:
+        t = _keys(d, where, {"disable"})
+        _expect(t["disable"] in (True, "subclass"), where, "disable takes true or 'subclass'")
+        return Disable(subclass_only=t["disable"] == "subclass")
+    t = _keys(d, where, {"enable", "replace", "ignore_preexisting"}, {"enable"})
+    target = t["enable"]
+    return Enable(None if target in (None, _NONE) else str(target),
+                  None if t.get("replace") in (None, _NONE) else str(t["replace"]),
+                  bool(t.get("ignore_preexisting", False)))
+
+
+def scenario_from_dict(d: Any) -> Scenario:
+    t = _keys(d, "scenario", {"generation", "title", "classes", "modes", "setup", "call"})
+    gen = t.get("generation", "2022")
+    _expect(gen in GENERATIONS, "generation", f"unknown generation {gen!r}")
+    classes = []
+    for i, c in enumerate(t.get("classes", [])):
+        w = f"classes[{i}]"
+        c = _keys(c, w, {"name", "parent", "kind", "handler", "behaviour"}, {"name"})
+        handler = c.get("handler", "classmethod")
+        _expect(handler in ("classmethod", "plain", "inherit", "disabled"), w,
+                f"unknown handler {handler!r}")
+        kind = c.get("kind", "tensor")
+        _expect(kind in ("tensor", "duck"), w, f"unknown kind {kind!r}")
+        has_code = handler in ("classmethod", "plain")
+        _expect(has_code == ("behaviour" in c), w,
+                "behaviour is required for classmethod/plain handlers and forbidden otherwise")
+        beh = behaviour_from(c["behaviour"], f"{w}.behaviour") if has_code else None
+        parent = c.get("parent", "Tensor" if kind == "tensor" else "object")
+        classes.append(ClassDecl(str(c["name"]), str(parent), kind, handler, beh))
+    modes = []
+    for i, m in enumerate(t.get("modes", [])):
+        w = f"modes[{i}]"
+        m = _keys(m, w, {"name", "behaviour", "classmethod_handler"}, {"name", "behaviour"})
+        modes.append(ModeDecl(str(m["name"]), behaviour_from(m["behaviour"], f"{w}.behaviour"),
+                              bool(m.get("classmethod_handler", False))))
+    setup = tuple(step_from(s, f"setup[{i}]") for i, s in enumerate(t.get("setup", [])))
+    call = None
+    if "call" in t:
+        c = _keys(t["call"], "call", {"func", "args", "kwargs"}, {"func"})
+        _expect(c["func"] in FUNCS, "call", f"unknown function {c['func']!r}")
+        kw = _keys(c.get("kwargs", {}), "call.kwargs", set(_kwarg_names()))
+        call = Call(c["func"], tuple(arg_from(a, f"call.args[{i}]") for i, a in
+                                     enumerate(c.get("args", []))),
+                    tuple((k, arg_from(v, f"call.kwargs.{k}")) for k, v in kw.items()))
+    scenario = Scenario(gen, tuple(classes), tuple(modes), setup, call, str(t.get("title", "")))
+    from .validate import validate
+
+    validate(scenario)
+    return scenario
+
+
+def _kwarg_names() -> tuple[str, ...]:
+    return ("input", "other", "alpha", "tensors", "tensor", "split_size")
+
+
+# -- back to plain data ---------------------------------------------------------
+
+
+def action_to(a: Action) -> Any:
+    for word, act in _WORD_ACTIONS.items():
+        if a == act:
+            return word
+    if isinstance(a, Return):
+        return {"return": a.value}
+    if isinstance(a, Raise):
+        return {"raise": a.message}
+    if isinstance(a, Redispatch):
+        return {"redispatch": a.target, "reenter": a.reenter}
+    if isinstance(a, PushInside):
+        return {"push": a.mode, "then": action_to(a.then)}
+    assert isinstance(a, EnableInside)
+    out: dict[str, Any] = {"enable": a.mode, "then": action_to(a.then)}
+    if a.replace is not None:
+        out["replace"] = a.replace
+    if a.ignore_preexisting:
+        out["ignore_preexisting"] = True
+    return out
+
+
+def behaviour_to(b: Behaviour) -> Any:
+    if not b.on:
+        return action_to(b.default)
+    return {"default": action_to(b.default), "on": {k: action_to(v) for k, v in b.on}}
+
+
+def arg_to(a: Arg) -> Any:
+    if isinstance(a, ListArg):
+        return [arg_to(x) for x in a.items]
+    if isinstance(a, Const):
+        return _NONE if a.value is None else a.value
+    return "plain" if a.cls is None else a.cls
+
+
+def step_to(s: Step) -> dict[str, Any]:
+    if isinstance(s, Push):
+        return {"push": s.mode}
+    if isinstance(s, Enter):
+        return {"enter": s.mode}
+    if isinstance(s, Disable):
+        return {"disable": "subclass" if s.subclass_only else True}
+    out: dict[str, Any] = {"enable": _NONE if s.target is None else s.target}
+    if s.replace is not None:
+        out["replace"] = s.replace
+    if s.ignore_preexisting:
+        out["ignore_preexisting"] = True
+    return out
+
+
+def scenario_to_dict(s: Scenario) -> dict[str, Any]:
+    out: dict[str, Any] = {"generation": s.generation}
+    if s.title:
+        out["title"] = s.title
+    if s.classes:
+        out["classes"] = []
+        for c in s.classes:
+            entry: dict[str, Any] = {"name": c.name, "parent": c.parent, "kind": c.kind,
+                                     "handler": c.handler}
+            if c.behaviour is not None:
+                entry["behaviour"] = behaviour_to(c.behaviour)
+            out["classes"].append(entry)
+    if s.modes:
+        out["modes"] = [
+            {"name": m.name, "behaviour": behaviour_to(m.behaviour)}
+            | ({"classmethod_handler": True} if m.classmethod_handler else {})
+            for m in s.modes
+        ]
+    if s.setup:
+        out["setup"] = [step_to(x) for x in s.setup]
+    if s.call is not None:
+        call: dict[str, Any] = {"func": s.call.func, "args": [arg_to(a) for a in s.call.args]}
+        if s.call.kwargs:
+            call["kwargs"] = {k: arg_to(v) for k, v in s.call.kwargs}
+        out["call"] = call
+    return out

@@ -1,0 +1,134 @@
+"""The overridable functions of a torch-like namespace, as the model knows them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+Path = Literal["native", "python", "probe"]
+Shape = Literal["binary", "unary", "list", "sizes", "split", "probe_seq", "probe_one", "probe_var"]
+
+
+@dataclass(frozen=True)
+class FuncInfo:
+    """How a function is called and dispatched.
+
+    ``path``: ``native`` functions are dispatched by the core (exact ``Tensor``
+    is never an overloaded argument, ``kwargs`` is ``None`` when none were
+    given); ``python`` ones go through ``handle_torch_function``; ``probe``
+    ones are the ``has_torch_function`` family, which return a bool.
+    ``family`` groups functions that accept each other's arguments, in the
+    order a handler may redispatch (only to a later member).
+    """
+
+    name: str
+    path: Path
+    shape: Shape
+    method: bool = False
+    alpha: bool = False
+    family: str = ""
+
+
+FUNCS: dict[str, FuncInfo] = {
+    f.name: f
+    for f in (
+        FuncInfo("add", "native", "binary", alpha=True, family="binary"),
+        FuncInfo("sub", "native", "binary", alpha=True, family="binary"),
+        FuncInfo("mul", "native", "binary", family="binary"),
+        FuncInfo("div", "native", "binary", family="binary"),
+        FuncInfo("max", "native", "binary", family="binary"),
+        FuncInfo("Tensor.add", "native", "binary", method=True, alpha=True, family="binary"),
+        FuncInfo("neg", "native", "unary", family="unary"),
+        FuncInfo("mean", "native", "unary", family="unary"),
+        FuncInfo("Tensor.neg", "native", "unary", method=True, family="unary"),
+        FuncInfo("cat", "native", "list", family="list"),
+        FuncInfo("ones", "native", "sizes", family="sizes"),
+        FuncInfo("split", "python", "split", family="split"),
+        FuncInfo("has_torch_function", "probe", "probe_seq"),
+        FuncInfo("has_torch_function_unary", "probe", "probe_one"),
+        FuncInfo("has_torch_function_variadic", "probe", "probe_var"),
+    )
+}
+
+#: Redispatch order inside each family: a handler may only call a later member,
+#: so that every generated scenario terminates.
+FAMILY_ORDER: dict[str, tuple[str, ...]] = {
+    "binary": ("sub", "div", "max", "mul", "Tensor.add", "add"),
+    "unary": ("Tensor.neg", "mean", "neg"),
+    "list": ("cat",),
+    "sizes": ("ones",),
+    "split": ("split",),
+}
+
+
+def may_redispatch(source: str, target: str) -> bool:
+    """Whether a handler called for ``source`` may call ``target`` with the same arguments."""
+    src, dst = FUNCS.get(source), FUNCS.get(target)
+    if src is None or dst is None or src.family != dst.family or not src.family:
+        return False
+    order = FAMILY_ORDER[src.family]
+    return order.index(target) > order.index(source)
+
+
+def tensor_data(index: int) -> tuple[float, float]:
+    """The data of the ``index``-th tensor argument of a call (``x0``, ``x1``, ...)."""
+    return (float(index + 1), float(2 * index + 3))
+
+
+def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
+    """The plain computation of ``name`` on data (lists of floats) and ints.
+
+    Tensor operands arrive as tuples of floats; the result is a tuple of
+    floats, or a tuple of such tuples for ``split``.
+    """
+    base = name.removeprefix("Tensor.")
+    bound = dict(kwargs)
+    params = {
+        "binary": ("input", "other"),
+        "unary": ("input",),
+        "list": ("tensors",),
+        "split": ("tensor", "split_size"),
+    }.get(FUNCS[name].shape, ())
+    values = list(args)
+    for key in params[len(values):]:
+        values.append(bound.pop(key))
+    if base in ("add", "sub"):
+        a, b = _pair(values)
+        alpha = float(bound.pop("alpha", 1))  # type: ignore[arg-type]
+        sign = 1.0 if base == "add" else -1.0
+        return tuple(x + sign * alpha * y for x, y in zip(a, b, strict=False))
+    if base in ("mul", "div", "max"):
+        a, b = _pair(values)
+        ops: dict[str, Callable[[float, float], float]] = {
+            "mul": lambda x, y: x * y, "div": lambda x, y: x / y, "max": max}
+        return tuple(ops[base](x, y) for x, y in zip(a, b, strict=False))
+    if base == "neg":
+        return tuple(-x for x in _data(values[0]))
+    if base == "mean":
+        data = _data(values[0])
+        return (sum(data) / len(data),)
+    if base == "cat":
+        seq = values[0]
+        assert isinstance(seq, (list, tuple))
+        return tuple(x for item in seq for x in _data(item))
+    if base == "ones":
+        count = 1
+        for size in values:
+            assert isinstance(size, int)
+            count *= size
+        return tuple(1.0 for _ in range(count))
+    if base == "split":
+        data, size = _data(values[0]), values[1]
+        assert isinstance(size, int) and size > 0
+        return tuple(tuple(data[i:i + size]) for i in range(0, len(data), size))
+    raise KeyError(name)
+
+
+def _data(value: object) -> tuple[float, ...]:
+    assert isinstance(value, tuple), value
+    return tuple(float(x) for x in value)
+
+
+def _pair(values: list[object]) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    return _data(values[0]), _data(values[1])

@@ -1,0 +1,68 @@
+"""Exact texts of the errors and warnings the rules specify, as message templates."""
+
+from __future__ import annotations
+
+from .trace import Message, Ref
+
+PLAIN_METHOD_NATIVE = (
+    "Defining your `__torch_function__` as a plain method is deprecated and will be an error "
+    "in future, please define it as a classmethod."
+)
+# The Python path's text really lacks the closing backtick after __torch_function__.
+PLAIN_METHOD_PYTHON = (
+    "Defining your `__torch_function__ as a plain method is deprecated and will be an error "
+    "in future, please define it as a classmethod."
+)
+MISSING_INNER = (
+    "missing inner keyword argument; instead of constructing a TorchFunctionMode directly, "
+    "pass the constructor to push_torch_function_mode"
+)
+ENABLE_NEEDS_HANDLER = (
+    "The argument passed to enable_torch_function_mode must implement __torch_function__"
+)
+PUSH_MUST_RETURN_MODE = (
+    "The callable passed to push_torch_function_mode must return a TorchFunctionMode"
+)
+HELP_PUSH = "Use push_torch_function_mode instead."
+HELP_IGNORE = (
+    "If you intended to completely override the preexisting mode, pass "
+    "ignore_preexisting=True.  This can result in unexpected behavior; please consider "
+    "rewriting your mode to be a subclass of TorchFunctionMode to make it compositional!"
+)
+
+
+def _types_list(types: tuple[str, ...]) -> list[str | Ref]:
+    parts: list[str | Ref] = ["["]
+    for i, name in enumerate(types):
+        if i:
+            parts.append(", ")
+        parts.append(Ref("type", name))
+    parts.append("]")
+    return parts
+
+
+def no_implementation(func: str, types: tuple[str, ...], mode: str | None, *, python: bool) -> Message:
+    """TFM_ERROR_001..004: the TypeError raised when every handler declined."""
+    parts: list[str | Ref] = ["no implementation found for '", Ref("func", func), "' on types that "]
+    parts.append("implement __torch_function__: ")
+    parts.extend(_types_list(types))
+    if mode is not None:
+        if python:
+            parts.extend([" nor in mode ", Ref("mode", mode)])
+        else:
+            parts.extend([" nor was it found on the currently active mode ", Ref("mode", mode)])
+    return Message(tuple(parts))
+
+
+def already_active(old: str, *, target_is_mode: bool) -> Message:
+    """TFM_ENABLE_003/004."""
+    help_text = HELP_PUSH if target_is_mode else HELP_IGNORE
+    return Message((
+        "Attempted to enable_torch_function_mode, but there is already an active mode ",
+        Ref("mode", old),
+        ".  " + help_text,
+    ))
+
+
+def plain(text: str) -> Message:
+    return Message((text,))

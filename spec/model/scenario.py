@@ -1,0 +1,240 @@
+"""Scenarios: what the model predicts and what the conformance runner executes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+Generation = Literal["2022", "stack"]
+GENERATIONS: tuple[Generation, ...] = ("2022", "stack")
+
+# ---------------------------------------------------------------------------
+# Handler actions: what a handler does once it has been entered.
+
+
+@dataclass(frozen=True)
+class Return:
+    """Return the integer ``value``."""
+
+    value: int
+
+
+@dataclass(frozen=True)
+class NotImpl:
+    """Return ``NotImplemented``."""
+
+
+@dataclass(frozen=True)
+class Forward:
+    """Call ``func(*args, **(kwargs or {}))`` again and return its result.
+
+    With ``disable`` the call is made inside ``DisableTorchFunction`` (the idiom
+    for subclass handlers, which would otherwise see themselves again).
+    """
+
+    disable: bool = False
+
+
+@dataclass(frozen=True)
+class Default:
+    """Return ``Tensor.__torch_function__(func, types, args, kwargs)`` (``super()``)."""
+
+
+@dataclass(frozen=True)
+class Raise:
+    """Raise ``HandlerError(message)``."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class Redispatch:
+    """Call another overridable function ``target`` with the same args and kwargs.
+
+    With ``reenter`` the call is made with the handler's own mode re-installed
+    (2022: ``enable_torch_function_mode(self, replace=self.inner)``; stack
+    generation: ``with self:``). Only mode handlers may re-enter.
+    """
+
+    target: str
+    reenter: bool = False
+
+
+@dataclass(frozen=True)
+class PushInside:
+    """Inside the handler, push mode class ``mode`` (2022) / enter it (stack), then ``then``."""
+
+    mode: str
+    then: Action
+
+
+@dataclass(frozen=True)
+class EnableInside:
+    """Inside the handler, ``enable_torch_function_mode(mode, ...)``, then ``then``.
+
+    ``replace`` is ``None``, ``"inner"`` (the handler's ``self.inner``) or a
+    mode instance name.
+    """
+
+    mode: str
+    then: Action
+    replace: str | None = None
+    ignore_preexisting: bool = False
+
+
+Action = Union[Return, NotImpl, Forward, Default, Raise, Redispatch, PushInside, EnableInside]
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """A handler's action, chosen by the function it was called for."""
+
+    default: Action
+    on: tuple[tuple[str, Action], ...] = ()
+
+    def action_for(self, func: str) -> Action:
+        for name, action in self.on:
+            if name == func:
+                return action
+        return self.default
+
+
+# ---------------------------------------------------------------------------
+# Declarations.
+
+HandlerKind = Literal["classmethod", "plain", "inherit", "disabled"]
+ClassKind = Literal["tensor", "duck"]
+
+
+@dataclass(frozen=True)
+class ClassDecl:
+    """A Tensor subclass (``kind="tensor"``) or a non-tensor class with a handler (``"duck"``).
+
+    ``handler``: ``classmethod`` or ``plain`` (a plain method, which the
+    ``__self__`` check finds) run ``behaviour``; ``inherit`` defines no handler
+    of its own (the parent's, ultimately ``Tensor.__torch_function__``);
+    ``disabled`` sets ``_disabled_torch_function_impl`` (opted out).
+    """
+
+    name: str
+    parent: str = "Tensor"
+    kind: ClassKind = "tensor"
+    handler: HandlerKind = "classmethod"
+    behaviour: Behaviour | None = None
+
+
+@dataclass(frozen=True)
+class ModeDecl:
+    """A ``TorchFunctionMode`` subclass whose ``__torch_function__`` runs ``behaviour``.
+
+    In the 2022 generation a mode that is pushed is built by
+    ``push_torch_function_mode``; a mode that is enabled (or entered) is one
+    instance built up front (2022: with ``inner=None``). The instance carries
+    the declaration's name.
+    """
+
+    name: str
+    behaviour: Behaviour
+    classmethod_handler: bool = False
+
+
+# ---------------------------------------------------------------------------
+# Set-up steps, each entered inside the previous one.
+
+
+@dataclass(frozen=True)
+class Push:
+    """2022: ``with push_torch_function_mode(ModeClass):``."""
+
+    mode: str
+
+
+@dataclass(frozen=True)
+class Enable:
+    """2022: ``with enable_torch_function_mode(target, replace=..., ignore_preexisting=...):``.
+
+    ``target`` names a mode instance, a Tensor subclass (used as the mode), or
+    is ``None``. ``replace`` names a mode instance or a class, or is ``None``.
+    """
+
+    target: str | None
+    replace: str | None = None
+    ignore_preexisting: bool = False
+
+
+@dataclass(frozen=True)
+class Enter:
+    """Stack generation: ``with mode_instance:``."""
+
+    mode: str
+
+
+@dataclass(frozen=True)
+class Disable:
+    """``with DisableTorchFunction():`` (``subclass_only``: ``DisableTorchFunctionSubclass``)."""
+
+    subclass_only: bool = False
+
+
+Step = Union[Push, Enable, Enter, Disable]
+
+
+# ---------------------------------------------------------------------------
+# The call.
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    """A tensor argument: a plain ``Tensor`` (``cls=None``) or an instance of class ``cls``."""
+
+    cls: str | None = None
+
+
+@dataclass(frozen=True)
+class ListArg:
+    """A list of arguments (for ``cat``)."""
+
+    items: tuple[Arg, ...]
+
+
+@dataclass(frozen=True)
+class Const:
+    """A non-tensor argument: an ``int`` or ``None``."""
+
+    value: int | None
+
+
+Arg = Union[TensorArg, ListArg, Const]
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of an overridable function (see :mod:`spec.model.functions`)."""
+
+    func: str
+    args: tuple[Arg, ...] = ()
+    kwargs: tuple[tuple[str, Arg], ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Declarations, nested set-up steps, and at most one call at the innermost point."""
+
+    generation: Generation = "2022"
+    classes: tuple[ClassDecl, ...] = ()
+    modes: tuple[ModeDecl, ...] = ()
+    setup: tuple[Step, ...] = ()
+    call: Call | None = None
+    title: str = field(default="", compare=False)
+
+    def class_named(self, name: str) -> ClassDecl | None:
+        for decl in self.classes:
+            if decl.name == name:
+                return decl
+        return None
+
+    def mode_named(self, name: str) -> ModeDecl | None:
+        for decl in self.modes:
+            if decl.name == name:
+                return decl
+        return None

@@ -1,0 +1,133 @@
+"""Traces: the observable record of one scenario, predicted by the model or observed on an implementation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+Role = Literal["mode", "subclass", "submode"]
+
+#: ``kwargs`` as a handler saw it: ``None``, or the sorted keys of the dict.
+#: The model predicts :data:`ANY_DICT` where only "a dict" is specified.
+KwargsSeen = Union[None, tuple[str, ...]]
+ANY_DICT: tuple[str, ...] = ("*",)
+
+
+@dataclass(frozen=True)
+class TensorValue:
+    """A tensor result: its class name and its data."""
+
+    cls: str
+    data: tuple[float, ...]
+
+
+Value = Union[int, bool, None, TensorValue, tuple["Value", ...]]
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A part of an error message that names an object of the scenario.
+
+    ``kind`` is ``type`` (``repr`` of a class), ``mode`` (``repr`` of the mode
+    object, or of the class used as the mode), or ``func`` (the function's
+    qualified name as the error message spells it).
+    """
+
+    kind: Literal["type", "mode", "func"]
+    name: str
+
+
+MessagePart = Union[str, Ref]
+
+
+@dataclass(frozen=True)
+class Message:
+    """An exception or warning text with references to scenario objects."""
+
+    parts: tuple[MessagePart, ...]
+
+    def render(self, naming: dict[tuple[str, str], str] | None = None) -> str:
+        out: list[str] = []
+        for part in self.parts:
+            if isinstance(part, str):
+                out.append(part)
+            elif naming is not None and (part.kind, part.name) in naming:
+                out.append(naming[(part.kind, part.name)])
+            else:
+                out.append(f"<{part.kind} {part.name}>")
+        return "".join(out)
+
+
+@dataclass(frozen=True)
+class HandlerRun:
+    """A handler of the scenario was entered.
+
+    ``who`` is the mode instance or class name; ``current`` is the current mode
+    (instance name, class name, ``"<base>"`` for the implicit
+    ``BaseTorchFunctionMode``, or ``None``) as the handler's own code sees it;
+    ``bound`` is the argument a plain-method handler is bound to (``"x0"``...).
+    """
+
+    who: str
+    role: Role
+    func: str
+    types: tuple[str, ...]
+    kwargs: KwargsSeen
+    current: str | None
+    bound: str | None = None
+    rules: tuple[str, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
+class WarningEmitted:
+    category: str
+    message: Message
+    rules: tuple[str, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
+class Installed:
+    """Set-up step ``index`` was entered; ``current`` is the current mode inside it."""
+
+    index: int
+    current: str | None
+    rules: tuple[str, ...] = field(default=(), compare=False)
+
+
+Event = Union[HandlerRun, WarningEmitted, Installed]
+
+
+@dataclass(frozen=True)
+class Returned:
+    value: Value
+    rules: tuple[str, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
+class Raised:
+    """The scenario ended with an exception of class ``exc_type`` (by name)."""
+
+    exc_type: str
+    message: Message
+    rules: tuple[str, ...] = field(default=(), compare=False)
+
+
+Outcome = Union[Returned, Raised]
+
+
+@dataclass(frozen=True)
+class Note:
+    """A step of the prediction that no implementation can be observed doing (for ``explain``)."""
+
+    text: str
+    rules: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Observable events in order, the outcome, and the current mode once every set-up step has exited."""
+
+    events: tuple[Event, ...]
+    outcome: Outcome
+    after: str | None
+    notes: tuple[tuple[int, Note], ...] = field(default=(), compare=False)

@@ -1,0 +1,142 @@
+"""Static checks of a scenario: names resolve, steps fit the generation, calls fit their function."""
+
+from __future__ import annotations
+
+from .codec import ScenarioError
+from .functions import FUNCS
+from .scenario import (
+    Action,
+    Arg,
+    Call,
+    ClassDecl,
+    Const,
+    Disable,
+    Enable,
+    EnableInside,
+    Enter,
+    ListArg,
+    ModeDecl,
+    Push,
+    PushInside,
+    Scenario,
+    TensorArg,
+)
+
+RESERVED = frozenset({"plain", "None", "Tensor", "object", "inner", "<base>"})
+
+
+def validate(s: Scenario) -> None:
+    """Raise :class:`ScenarioError` (one line) for the first problem found."""
+    names = [c.name for c in s.classes] + [m.name for m in s.modes]
+    for name in names:
+        if not name.isidentifier() or name in RESERVED:
+            raise ScenarioError(f"{name!r} is not a usable class or mode name")
+        if names.count(name) > 1:
+            raise ScenarioError(f"the name {name!r} is declared twice")
+    classes = {c.name: c for c in s.classes}
+    for c in s.classes:
+        seen, parent = {c.name}, c.parent
+        while parent in classes:
+            if parent in seen:
+                raise ScenarioError(f"class {c.name!r}: its parents form a cycle")
+            if classes[parent].kind != c.kind:
+                raise ScenarioError(f"class {c.name!r}: parent {parent!r} is of another kind")
+            seen.add(parent)
+            parent = classes[parent].parent
+        root = "Tensor" if c.kind == "tensor" else "object"
+        if parent != root:
+            raise ScenarioError(f"class {c.name!r}: unknown parent {parent!r}")
+        if c.kind == "duck" and c.handler not in ("classmethod", "plain", "disabled"):
+            raise ScenarioError(f"class {c.name!r}: a duck class needs a handler of its own")
+    modes = {m.name for m in s.modes}
+    for i, step in enumerate(s.setup):
+        where = f"setup[{i}]"
+        if isinstance(step, (Push, Enter)):
+            _known(step.mode, modes, where, "mode")
+        elif isinstance(step, Enable):
+            for ref in (step.target, step.replace):
+                if ref is not None:
+                    _known(ref, modes | set(classes), where, "mode or class")
+        _generation_fits(s, step, where)
+    decls: list[ModeDecl | ClassDecl] = [*s.modes, *s.classes]
+    for decl in decls:
+        if decl.behaviour is not None:
+            for _, action in (("default", decl.behaviour.default), *decl.behaviour.on):
+                _check_action(action, modes, set(classes), f"behaviour of {decl.name!r}")
+    if s.call is not None:
+        _check_call(s.call, classes)
+
+
+def _known(name: str, pool: set[str], where: str, what: str) -> None:
+    if name not in pool:
+        raise ScenarioError(f"{where}: unknown {what} {name!r}")
+
+
+def _generation_fits(s: Scenario, step: object, where: str) -> None:
+    stack_only = isinstance(step, Enter) or (isinstance(step, Disable) and step.subclass_only)
+    only_2022 = isinstance(step, (Push, Enable))
+    if (s.generation == "2022" and stack_only) or (s.generation == "stack" and only_2022):
+        raise ScenarioError(f"{where}: {type(step).__name__} is not a step of the "
+                            f"{s.generation} generation")
+
+
+def _check_action(a: Action, modes: set[str], classes: set[str], where: str) -> None:
+    if isinstance(a, PushInside):
+        _known(a.mode, modes, where, "mode")
+        _check_action(a.then, modes, classes, where)
+    elif isinstance(a, EnableInside):
+        _known(a.mode, modes | classes, where, "mode or class")
+        if a.replace not in (None, "inner"):
+            _known(a.replace, modes | classes, where, "mode or class")
+        _check_action(a.then, modes, classes, where)
+
+
+def _tensors(a: Arg, classes: object) -> bool:
+    if isinstance(a, TensorArg):
+        if a.cls is not None and a.cls not in classes:  # type: ignore[operator]
+            raise ScenarioError(f"call: unknown class {a.cls!r}")
+        return True
+    return False
+
+
+def _check_call(call: Call, classes: object) -> None:
+    info = FUNCS[call.func]
+    values = [*call.args, *(v for _, v in call.kwargs)]
+    for v in values:
+        for item in v.items if isinstance(v, ListArg) else (v,):
+            _tensors(item, classes)
+    shape = info.shape
+    ok = True
+    if shape in ("binary", "unary"):
+        params = ("input", "other")[: 2 if shape == "binary" else 1]
+        positional = call.args
+        keyed = {k: v for k, v in call.kwargs}
+        alpha = keyed.pop("alpha", None)
+        ok = (len(positional) <= len(params)
+              and all(isinstance(v, TensorArg) for v in positional)
+              and set(keyed) == set(params[len(positional):])
+              and all(isinstance(v, TensorArg) for v in keyed.values())
+              and (alpha is None or (info.alpha and isinstance(alpha, Const)
+                                     and isinstance(alpha.value, int)))
+              and (not info.method or len(positional) >= 1))
+    elif shape == "list":
+        ok = len(values) == 1 and isinstance(values[0], ListArg) and len(values[0].items) > 0
+        ok = ok and all(isinstance(x, TensorArg) for x in values[0].items)  # type: ignore[union-attr]
+    elif shape == "sizes":
+        ok = bool(values) and not call.kwargs and all(
+            isinstance(v, Const) and isinstance(v.value, int) and v.value >= 0 for v in values)
+    elif shape == "split":
+        ok = (not call.kwargs and len(values) == 2 and isinstance(values[1], Const)
+              and isinstance(values[1].value, int) and values[1].value > 0)
+    elif shape == "probe_seq":
+        ok = not call.kwargs and len(values) == 1 and isinstance(values[0], ListArg)
+    elif shape == "probe_one":
+        ok = not call.kwargs and len(values) == 1
+    else:
+        ok = not call.kwargs
+    if ok and info.method:
+        first = call.args[0]
+        ok = isinstance(first, TensorArg) and (
+            first.cls is None or classes[first.cls].kind == "tensor")  # type: ignore[index]
+    if not ok:
+        raise ScenarioError(f"call: the arguments do not fit {call.func!r} ({shape} signature)")
