@@ -371,6 +371,8 @@ class Engine:
         if isinstance(action, Redispatch):
             if FUNCS[action.target].family != FUNCS[h.func].family:
                 raise Unspecified(f"{action.target} does not take the arguments of {h.func}")
+            if FUNCS[action.target].method and not h.args:
+                raise Unspecified(f"{action.target} needs its tensor positionally")
             if not action.reenter:
                 return self.call(action.target, h.args, h.kwargs)
             with self.reenter(h):

@@ -1,0 +1,140 @@
+"""The pure-Python Tensor: a list of floats plus the default ``__torch_function__``."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from reference_impl import _C
+from reference_impl._dispatch import dispatch
+
+__all__ = ["Tensor", "tensor"]
+
+_T = TypeVar("_T", bound="Tensor")
+
+
+class Tensor:
+    """A one-dimensional tensor of floats; subclass it and define ``__torch_function__``."""
+
+    _data: list[float]
+
+    def __init__(self, data: Iterable[float] | Tensor | None = None) -> None:
+        if data is None:
+            self._data = []
+        elif isinstance(data, Tensor):
+            self._data = list(data._data)
+        else:
+            self._data = [float(value) for value in data]
+
+    @classmethod
+    def __torch_function__(
+        cls,
+        func: Callable[..., Any],
+        types: tuple[type, ...],
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
+        """Run ``func`` with subclass handling disabled and return tensors as ``cls``."""
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, tp) for tp in types):
+            return NotImplemented
+        with _C.DisableTorchFunction():
+            return _convert(func(*args, **kwargs), cls)
+
+    def as_subclass(self, cls: type[_T]) -> _T:
+        """The same data (shared, not copied) as an instance of ``cls``; not dispatched."""
+        if not issubclass(cls, Tensor):
+            raise TypeError(f"as_subclass expects a subclass of Tensor, got {cls!r}")
+        result = cls.__new__(cls)
+        result._data = self._data
+        return result
+
+    def tolist(self) -> list[float]:
+        """A copy of the data; not dispatched."""
+        return list(self._data)
+
+    def __repr__(self) -> str:
+        name = "tensor" if type(self) is Tensor else type(self).__name__
+        return f"{name}({self._data!r})"
+
+    def add(self, *args: Any, **kwargs: Any) -> Any:
+        """``add(other, *, alpha=1)``: native method; handlers see ``func is Tensor.add``."""
+        return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, *args), kwargs)
+
+    def neg(self, *args: Any, **kwargs: Any) -> Any:
+        """``neg()``: native method; handlers see ``func is Tensor.neg``."""
+        return dispatch(Tensor.neg, "reference_impl.Tensor.neg", neg_kernel, (self, *args), kwargs)
+
+    def __add__(self, other: Any) -> Any:
+        # As in torch, a TypeError becomes NotImplemented so Python can try the reflected add.
+        try:
+            return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, other), {})
+        except TypeError:
+            return NotImplemented
+
+    def __radd__(self, other: Any) -> Any:
+        try:
+            return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, other), {})
+        except TypeError:
+            return NotImplemented
+
+
+_C._set_tensor_class(Tensor)
+
+
+def tensor(data: Iterable[float]) -> Tensor:
+    """A plain Tensor holding ``data`` as floats; not dispatched."""
+    return Tensor(data)
+
+
+def _convert(result: Any, cls: type[Tensor]) -> Any:
+    """Turn tensor results into ``cls`` instances, looking inside tuples and lists."""
+    if isinstance(result, Tensor) and not isinstance(result, cls):
+        return result.as_subclass(cls)
+    if isinstance(result, (tuple, list)):
+        return type(result)(_convert(item, cls) for item in result)
+    return result
+
+
+def wrap(data: list[float]) -> Tensor:
+    """A plain Tensor that takes ownership of ``data`` (kernels use it; no copying)."""
+    result = Tensor.__new__(Tensor)
+    result._data = data
+    return result
+
+
+def values(operand: Any, length: int) -> list[float]:
+    """The operand as ``length`` floats: a tensor (one element broadcasts) or a number."""
+    if isinstance(operand, Tensor):
+        data = operand._data
+        if len(data) == length:
+            return data
+        if len(data) == 1:
+            return data * length
+        raise RuntimeError(f"size mismatch: {len(data)} elements against {length}")
+    if isinstance(operand, (int, float)):
+        return [float(operand)] * length
+    raise TypeError(f"expected a Tensor or a number, got {type(operand).__name__}")
+
+
+def data_of(operand: Any) -> list[float]:
+    """The data list of a tensor argument (kernels only accept tensors here)."""
+    if not isinstance(operand, Tensor):
+        raise TypeError(f"expected a Tensor, got {type(operand).__name__}")
+    return operand._data
+
+
+def add_kernel(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
+    """input + alpha * other."""
+    data = data_of(input)
+    other_data = values(other, len(data))
+    if alpha == 1:
+        return wrap(list(map(operator.add, data, other_data)))
+    return wrap([a + alpha * b for a, b in zip(data, other_data, strict=True)])
+
+
+def neg_kernel(input: Any) -> Tensor:
+    """-input."""
+    return wrap([-a for a in data_of(input)])
