@@ -60,6 +60,7 @@ class Adapter(Protocol):
     def enter(self, mode: object) -> ContextManager[Any]: ...
     def reenter(self, mode: Any) -> ContextManager[Any]: ...
     def disable(self, subclass_only: bool = False) -> ContextManager[Any]: ...
+    def set_raw(self, obj: object) -> ContextManager[Any]: ...
     def has_torch_function(self, kind: str, args: Sequence[object]) -> bool: ...
     def reset(self) -> list[str]: ...
 
@@ -157,7 +158,10 @@ class NamespaceAdapter:
         return cls(inner=None) if self.generation == "2022" else cls()
 
     def push(self, ctor: Callable[..., Any]) -> ContextManager[Any]:
-        return self.ns.overrides.push_torch_function_mode(ctor)  # type: ignore[no-any-return]
+        """2022: ``push_torch_function_mode(ctor)``; stack: ``with ctor():``."""
+        if self.generation == "2022":
+            return self.ns.overrides.push_torch_function_mode(ctor)  # type: ignore[no-any-return]
+        return _entered(ctor())
 
     def enable(self, mode: object, replace: object = None,
                ignore_preexisting: bool = False) -> ContextManager[Any]:
@@ -176,6 +180,16 @@ class NamespaceAdapter:
         if subclass_only:
             return self.ns._C.DisableTorchFunctionSubclass()  # type: ignore[no-any-return]
         return self.ns._C.DisableTorchFunction()  # type: ignore[no-any-return]
+
+    @contextlib.contextmanager
+    def set_raw(self, obj: object) -> Iterator[None]:
+        """2022: ``_set_torch_function_mode(obj)``, setting the old object back on exit."""
+        old = self.ns._C._get_torch_function_mode()
+        self.ns._C._set_torch_function_mode(obj)
+        try:
+            yield
+        finally:
+            self.ns._C._set_torch_function_mode(old)
 
     def has_torch_function(self, kind: str, args: Sequence[object]) -> bool:
         return bool(self.func(kind)(*args))
@@ -232,5 +246,6 @@ def _protocol_members() -> list[str]:
 
 
 @contextlib.contextmanager
-def nothing() -> Iterator[None]:
-    yield
+def _entered(mode: Any) -> Iterator[Any]:
+    with mode:
+        yield mode

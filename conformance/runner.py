@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -14,6 +15,7 @@ from spec.model.scenario import (
     Arg,
     Behaviour,
     Const,
+    Construct,
     Default,
     Disable,
     Enable,
@@ -28,10 +30,12 @@ from spec.model.scenario import (
     Redispatch,
     Return,
     Scenario,
+    SetRaw,
     Step,
     TensorArg,
 )
 from spec.model.trace import (
+    Constructed,
     Event,
     HandlerRun,
     Installed,
@@ -69,7 +73,7 @@ class Run:
         for mdecl in scenario.modes:
             self.mode_classes[mdecl.name] = self._mode_class(mdecl.name, mdecl.behaviour,
                                                              mdecl.classmethod_handler)
-            self.instances[mdecl.name] = None
+        self.specials: dict[str, Any] = {"@object": object(), "@nohandler": type("NoHandler", (), {})}
 
     # -- building the scenario's objects ------------------------------------
 
@@ -116,15 +120,22 @@ class Run:
             ctx = _Ctx(fname, func, types, args, kwargs, None, mode)
             return run._perform(behaviour.action_for(fname), ctx)
 
-        body: dict[str, Any] = {"__module__": "scenario",
+        def init(mode: Any, *args: Any, **kwargs: Any) -> None:
+            inner = getattr(mode, "inner", _ABSENT)
+            shown = "-" if inner is _ABSENT else run.label(inner)
+            run.events.append(Constructed(name, shown, len(args) + len(kwargs)))
+
+        body: dict[str, Any] = {"__module__": "scenario", "__init__": init,
                                 "__torch_function__": classmethod(handler) if as_classmethod
                                 else handler}
         return type(self.ad.TorchFunctionMode)(name, (self.ad.TorchFunctionMode,), body)
 
     def _instance(self, name: str) -> Any:
+        if name in self.specials:
+            return self.specials[name]
+        if name.startswith("@class:"):
+            return self.mode_classes[name.removeprefix("@class:")]
         if name in self.mode_classes:
-            if self.instances[name] is None:
-                self.instances[name] = self.ad.make_mode(self.mode_classes[name])
             return self.instances[name]
         return self.classes[name]
 
@@ -176,6 +187,9 @@ class Run:
             guard = self.ad.disable() if action.disable else contextlib.nullcontext()
             with guard:
                 return ctx.func(*ctx.args, **kwargs)
+        if isinstance(action, Default) and ctx.mode is not None:
+            base = self.ad.TorchFunctionMode.__torch_function__  # type: ignore[attr-defined]
+            return base(ctx.mode, ctx.func, ctx.types, ctx.args, ctx.kwargs)
         if isinstance(action, Default):
             default = self.ad.Tensor.__torch_function__.__func__  # type: ignore[attr-defined]
             return default(ctx.cls, ctx.func, ctx.types, ctx.args, ctx.kwargs)
@@ -184,7 +198,7 @@ class Run:
             with guard:
                 return self.call(action.target, list(ctx.args), kwargs)
         if isinstance(action, PushInside):
-            with self._push(action.mode):
+            with self.push(action.mode):
                 return self._perform(action.then, ctx)
         assert isinstance(action, EnableInside)
         if action.replace == "inner":
@@ -195,14 +209,23 @@ class Run:
             return self._perform(action.then, ctx)
 
     @contextlib.contextmanager
-    def _push(self, name: str) -> Iterator[Any]:
+    def push(self, name: str) -> Iterator[Any]:
+        """Push (2022) or enter (stack) a new instance of mode class ``name``."""
         with self.ad.push(self.mode_classes[name]) as mode:
             self.pushed.setdefault(name, []).append(mode)
             yield mode
 
     def _step(self, step: Step) -> Any:
+        if isinstance(step, Push) and step.how == "instance":
+            return self.ad.push(self.instances[step.mode])
+        if isinstance(step, Push) and step.how == "bad_ctor":
+            return self.ad.push(_returns_none)
         if isinstance(step, Push):
-            return self._push(step.mode)
+            return self.push(step.mode)
+        if isinstance(step, SetRaw):
+            return self.ad.set_raw(None if step.target is None else self._instance(step.target))
+        if isinstance(step, Construct):
+            return _constructing(self.mode_classes[step.mode])
         if isinstance(step, Enable):
             target = None if step.target is None else self._instance(step.target)
             replace = None if step.replace is None else self._instance(step.replace)
@@ -245,6 +268,8 @@ class Run:
             warnings.showwarning = self._warn
             try:
                 with contextlib.ExitStack() as stack:
+                    for name in self.sc.instance_modes():
+                        self.instances[name] = self.ad.make_mode(self.mode_classes[name])
                     for index, step in enumerate(self.sc.setup):
                         stack.enter_context(self._step(step))
                         self.events.append(Installed(index, self.label(self.ad.current_mode())))
@@ -261,22 +286,54 @@ class Run:
         counter = itertools.count()
         args = [self._materialize(a, counter) for a in call.args]
         kwargs = {k: self._materialize(a, counter) for k, a in call.kwargs}
-        return self.call(call.func, args, kwargs)
+        if not call.thread:
+            return self.call(call.func, args, kwargs)
+        box: dict[str, Any] = {}
+
+        def in_thread() -> None:
+            try:
+                box["result"] = self.call(call.func, args, kwargs)
+            except Exception as exc:
+                box["error"] = exc
+
+        worker = threading.Thread(target=in_thread, name="tfmode-scenario")
+        worker.start()
+        worker.join()
+        if "error" in box:
+            raise box["error"]
+        return box.get("result")
 
     def naming(self) -> dict[tuple[str, str], str]:
         """How the objects of this run print, for rendering predicted messages."""
-        names: dict[tuple[str, str], str] = {("type", "Tensor"): repr(self.ad.Tensor)}
+        names: dict[tuple[str, str], str] = {
+            ("type", "Tensor"): repr(self.ad.Tensor),
+            ("type", "@meta"): repr(type(self.ad.TorchFunctionMode)),
+            ("type", "@object"): repr(object),
+        }
         for name, cls in self.classes.items():
             names[("type", name)] = repr(cls)
             names[("mode", name)] = repr(cls)
         for name in self.mode_classes:
-            objs = [o for o in [self.instances[name], *self.pushed.get(name, [])] if o is not None]
+            objs = [o for o in [self.instances.get(name), *self.pushed.get(name, [])] if o is not None]
             if len(objs) == 1:
                 names[("mode", name)] = repr(objs[0])
         for name, info in FUNCS.items():
             if info.path != "probe":
                 names[("func", name)] = self.ad.error_name(name)
         return names
+
+
+_ABSENT = object()
+
+
+def _returns_none(*, inner: Any = None) -> None:
+    """A ``push_torch_function_mode`` constructor that returns no mode."""
+    return None
+
+
+@contextlib.contextmanager
+def _constructing(cls: type) -> Iterator[Any]:
+    yield cls()
 
 
 class _Ctx:

@@ -14,6 +14,7 @@ from spec.model.scenario import (
     Call,
     ClassDecl,
     Const,
+    Construct,
     Default,
     Disable,
     Enable,
@@ -31,6 +32,7 @@ from spec.model.scenario import (
     Redispatch,
     Return,
     Scenario,
+    SetRaw,
     Step,
     TensorArg,
 )
@@ -39,6 +41,10 @@ CLASS_NAMES = ("A", "B", "C", "D", "E")
 MODE_NAMES = ("M", "N", "P")
 CALLABLE = tuple(n for n, f in FUNCS.items() if f.path != "probe")
 PROBES = tuple(n for n, f in FUNCS.items() if f.path == "probe")
+#: Calls to draw from: every overridable function three times, each probe once,
+#: interleaved so that no one function is favoured by hypothesis' bias to the first.
+ORDERED_FUNCS = tuple(f for group in zip(CALLABLE, CALLABLE[::-1], CALLABLE[3:] + CALLABLE[:3],
+                                         strict=True) for f in group) + PROBES
 
 returns = st.integers(min_value=-50, max_value=50).map(Return)
 raises = st.sampled_from(["boom", "bad input"]).map(Raise)
@@ -63,15 +69,17 @@ def _overrides(base: st.SearchStrategy[Action], mode: bool) -> st.SearchStrategy
 
 @functools.cache
 def subclass_actions() -> st.SearchStrategy[Action]:
-    return st.one_of(returns, st.just(NotImpl()), st.just(Forward(disable=True)),
-                     st.just(Default()), raises)
+    notimpl, forward = st.just(NotImpl()), st.just(Forward(disable=True))
+    return st.one_of(notimpl, forward, returns, notimpl, forward, returns, st.just(Default()), raises)
 
 
 @functools.cache
 def mode_actions(generation: Generation, modes: tuple[str, ...],
                  classes: tuple[str, ...]) -> st.SearchStrategy[Action]:
-    simple = st.one_of(returns, st.just(NotImpl()), st.just(Forward()), raises)
-    nested: list[st.SearchStrategy[Action]] = [simple, simple]
+    forward, notimpl = st.just(Forward()), st.just(NotImpl())
+    simple = st.one_of(forward, notimpl, returns, forward, notimpl, returns, forward, raises,
+                       st.just(Default()))
+    nested: list[st.SearchStrategy[Action]] = [simple] * 6
     if modes:
         nested.append(st.builds(PushInside, st.sampled_from(modes), simple))
         if generation == "2022":
@@ -83,7 +91,7 @@ def mode_actions(generation: Generation, modes: tuple[str, ...],
 @st.composite
 def scenarios(draw: st.DrawFn, generation: Generation = "2022") -> Scenario:
     """A scenario: subclass hierarchies, modes, nested set-up and one call."""
-    n_classes = draw(st.integers(0, len(CLASS_NAMES)))
+    n_classes: int = draw(st.sampled_from((2, 3, 1, 4, 5, 0, 2, 3)))
     classes: list[ClassDecl] = []
     for i in range(n_classes):
         name = CLASS_NAMES[i]
@@ -103,7 +111,7 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022") -> Scenario:
         classes.append(ClassDecl(name, parent, "tensor", handler, beh))
     class_names = tuple(c.name for c in classes)
     tensor_classes = tuple(c.name for c in classes if c.kind == "tensor")
-    n_modes: int = draw(st.integers(0, len(MODE_NAMES)))
+    n_modes: int = draw(st.sampled_from((1, 2, 3, 1, 2, 0)))
     mode_names = MODE_NAMES[:n_modes]
     modes = tuple(
         ModeDecl(name, Behaviour(
@@ -111,25 +119,32 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022") -> Scenario:
             draw(_overrides(mode_actions(generation, mode_names, tensor_classes), mode=True))))
         for name in mode_names
     )
-    coin: int = draw(st.integers(0, 4))
-    at_least = 1 if mode_names and coin else 0
-    setup = tuple(draw(st.lists(_steps(generation, mode_names, tensor_classes),
-                                min_size=at_least, max_size=3)))
+    length: int = draw(st.sampled_from((2, 1, 3, 2, 1, 0) if mode_names else (0, 1)))
+    step = _steps(generation, mode_names, tensor_classes)
+    setup = tuple(draw(step) for _ in range(length))
     call = draw(calls(class_names, tensor_classes))
+    if draw(st.integers(0, 9)) == 0:
+        call = Call(call.func, call.args, call.kwargs, thread=True)
     return Scenario(generation, tuple(classes), modes, setup, call)
 
 
 @functools.cache
 def _steps(generation: Generation, modes: tuple[str, ...],
            classes: tuple[str, ...]) -> st.SearchStrategy[Step]:
-    options: list[st.SearchStrategy[Step]] = [st.builds(Disable, st.just(False))]
+    options: list[st.SearchStrategy[Step]] = []
     if generation == "stack":
         options.append(st.builds(Disable, st.just(True)))
     if modes and generation == "2022":
-        options += [st.builds(Push, st.sampled_from(modes))] * 3
-        targets = st.sampled_from((*modes, *classes, None))
-        options.append(st.builds(Enable, targets, st.sampled_from((None, *modes, *classes)),
-                                 st.booleans()))
+        options += [st.builds(Push, st.sampled_from(modes))] * 6
+        specials = ("@object", "@nohandler", *(f"@class:{m}" for m in modes))
+        targets = st.sampled_from((*modes, *modes, *classes, None, *specials))
+        options += [st.builds(Enable, targets, st.sampled_from((None, *modes, *classes)),
+                              st.booleans())] * 3
+        options.append(st.builds(Push, st.sampled_from(modes),
+                                 st.sampled_from(["instance", "bad_ctor"])))
+        options.append(st.builds(SetRaw, st.sampled_from((*modes, *classes, None))))
+        options.append(st.builds(Construct, st.sampled_from(modes)))
+    options.append(st.builds(Disable, st.just(False)))
     if modes and generation == "stack":
         options.append(st.builds(Enter, st.sampled_from(modes)))
     return st.one_of(options)
@@ -144,13 +159,15 @@ def calls(classes: tuple[str, ...], tensor_classes: tuple[str, ...]) -> st.Searc
 @st.composite
 def _calls(draw: st.DrawFn, classes: tuple[str, ...], tensor_classes: tuple[str, ...]) -> Call:
     """A call of any function, with tensors positional, keyword, or in lists."""
-    tensor = st.sampled_from((None, *classes, *classes)).map(TensorArg)
+    tensor = st.sampled_from((*classes, None, *classes)).map(TensorArg)
     true_tensor = st.sampled_from((None, *tensor_classes)).map(TensorArg)
-    func = draw(st.sampled_from(CALLABLE * 3 + PROBES))
+    func = draw(st.sampled_from(ORDERED_FUNCS))
     info = FUNCS[func]
     if info.shape in ("binary", "unary"):
         params = ("input", "other")[: 2 if info.shape == "binary" else 1]
-        first_keyword = draw(st.integers(1 if info.method else 0, len(params)))
+        first_keyword: int = draw(st.sampled_from(
+            (len(params), len(params), 1, 0) if not info.method else (len(params), 1)))
+        first_keyword = min(first_keyword, len(params))
         values = [draw(true_tensor if info.method and i == 0 else tensor)
                   for i, _ in enumerate(params)]
         args: tuple[Arg, ...] = tuple(values[:first_keyword])

@@ -16,6 +16,7 @@ from .scenario import (
     Call,
     ClassDecl,
     Const,
+    Construct,
     Default,
     Disable,
     Enable,
@@ -31,6 +32,7 @@ from .scenario import (
     Redispatch,
     Return,
     Scenario,
+    SetRaw,
     Step,
     TensorArg,
 )
@@ -135,7 +137,15 @@ def arg_from(d: Any, where: str) -> Arg:
 def step_from(d: Any, where: str) -> Step:
     _expect(isinstance(d, dict), where, "a set-up step is a table")
     if "push" in d:
-        return Push(str(_keys(d, where, {"push"})["push"]))
+        t = _keys(d, where, {"push", "how"})
+        _expect(t.get("how", "ctor") in ("ctor", "instance", "bad_ctor"), where,
+                "how takes 'ctor', 'instance' or 'bad_ctor'")
+        return Push(str(t["push"]), t.get("how", "ctor"))
+    if "set_raw" in d:
+        target = _keys(d, where, {"set_raw"})["set_raw"]
+        return SetRaw(None if target in (None, _NONE) else str(target))
+    if "construct" in d:
+        return Construct(str(_keys(d, where, {"construct"})["construct"]))
     if "enter" in d:
         return Enter(str(_keys(d, where, {"enter"})["enter"]))
     if "disable" in d:
@@ -177,12 +187,13 @@ def scenario_from_dict(d: Any) -> Scenario:
     setup = tuple(step_from(s, f"setup[{i}]") for i, s in enumerate(t.get("setup", [])))
     call = None
     if "call" in t:
-        c = _keys(t["call"], "call", {"func", "args", "kwargs"}, {"func"})
+        c = _keys(t["call"], "call", {"func", "args", "kwargs", "thread"}, {"func"})
         _expect(c["func"] in FUNCS, "call", f"unknown function {c['func']!r}")
         kw = _keys(c.get("kwargs", {}), "call.kwargs", set(_kwarg_names()))
         call = Call(c["func"], tuple(arg_from(a, f"call.args[{i}]") for i, a in
                                      enumerate(c.get("args", []))),
-                    tuple((k, arg_from(v, f"call.kwargs.{k}")) for k, v in kw.items()))
+                    tuple((k, arg_from(v, f"call.kwargs.{k}")) for k, v in kw.items()),
+                    bool(c.get("thread", False)))
     scenario = Scenario(gen, tuple(classes), tuple(modes), setup, call, str(t.get("title", "")))
     from .validate import validate
 
@@ -234,7 +245,11 @@ def arg_to(a: Arg) -> Any:
 
 def step_to(s: Step) -> dict[str, Any]:
     if isinstance(s, Push):
-        return {"push": s.mode}
+        return {"push": s.mode} | ({"how": s.how} if s.how != "ctor" else {})
+    if isinstance(s, SetRaw):
+        return {"set_raw": _NONE if s.target is None else s.target}
+    if isinstance(s, Construct):
+        return {"construct": s.mode}
     if isinstance(s, Enter):
         return {"enter": s.mode}
     if isinstance(s, Disable):
@@ -271,5 +286,7 @@ def scenario_to_dict(s: Scenario) -> dict[str, Any]:
         call: dict[str, Any] = {"func": s.call.func, "args": [arg_to(a) for a in s.call.args]}
         if s.call.kwargs:
             call["kwargs"] = {k: arg_to(v) for k, v in s.call.kwargs}
+        if s.call.thread:
+            call["thread"] = True
         out["call"] = call
     return out

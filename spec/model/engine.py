@@ -1,6 +1,6 @@
 """The model: predicts the trace of a scenario under the 2022 design (PR #75154).
 
-Each step names the rule that decides it. State is explicit: the current
+Each step names the rules that decide it. State is explicit: the current
 mode, the ``inner`` link of every mode object, and whether subclass handling
 is disabled. The stack generation is a second profile that overrides the
 few steps where the designs differ (:mod:`spec.model.stack`).
@@ -13,10 +13,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from . import messages as msg
+from .context import Handler, Origin
 from .functions import FUNCS, kernel, tensor_data
 from .scenario import (
     Action,
     Const,
+    Construct,
     Default,
     Disable,
     Enable,
@@ -30,11 +32,13 @@ from .scenario import (
     Redispatch,
     Return,
     Scenario,
+    SetRaw,
     Step,
     TensorArg,
 )
 from .trace import (
     ANY_DICT,
+    Constructed,
     Event,
     HandlerRun,
     Installed,
@@ -67,15 +71,6 @@ class ModelRaise(Exception):
         self.exc_type, self.message, self.rules = exc_type, message, rules
 
 
-class _Handler:
-    """What a running handler knows: its role, owner, and the call it handles."""
-
-    def __init__(self, role: Role, owner: str, mode: ModeRef | None, func: str,
-                 types: tuple[str, ...], args: list[SymValue], kwargs: dict[str, SymValue]) -> None:
-        self.role, self.owner, self.mode, self.func = role, owner, mode, func
-        self.types, self.args, self.kwargs = types, args, kwargs
-
-
 class Engine:
     """The 2022 profile."""
 
@@ -88,8 +83,11 @@ class Engine:
         self.current: ModeRef | None = None
         self.disabled = False
         self.inner: dict[ModeRef, ModeRef | None] = {}
+        self.installed_by: dict[ModeRef, tuple[str, ...]] = {}
         self.events: list[Event] = []
         self.notes: list[tuple[int, Note]] = []
+        self.value_rules: set[str] = set()
+        self.origin: Origin = Origin("top")
         self.depth = 0
         self._serial = itertools.count(1)
 
@@ -97,19 +95,36 @@ class Engine:
 
     def run(self) -> Trace:
         outcome: Outcome
+        for name in self.sc.instance_modes():
+            self.construct_upfront(name)
         try:
             value = self._enter(0)
-            outcome = Returned(to_value(value), ("TFM_ORDER_007",))
+            outcome = Returned(to_value(value), tuple(sorted(self.value_rules)) or ("TFM_ORDER_007",))
         except ModelRaise as exc:
             outcome = Raised(exc.exc_type, exc.message, exc.rules)
-        return Trace(tuple(self.events), outcome, self._label(self.current), tuple(self.notes))
+        return Trace(tuple(self.events), outcome, self._label(self.current), tuple(self.notes),
+                     self.after_rules(isinstance(outcome, Raised)))
+
+    def after_rules(self, raised: bool) -> tuple[str, ...]:
+        """What restores the current mode once every set-up step has exited."""
+        by_step = {Push: "TFM_PUSH_003", Enable: "TFM_ENABLE_001", SetRaw: "TFM_ERROR_006",
+                   Disable: "TFM_DISABLE_006"}
+        rules = [by_step[type(s)] for s in self.sc.setup if type(s) in by_step]
+        if any(isinstance(e, HandlerRun) and e.role != "subclass" for e in self.events):
+            rules.append("TFM_REENTRY_003" if raised else "TFM_REENTRY_002")
+        return tuple(dict.fromkeys(rules)) or ("TFM_REENTRY_002",)
+
+    def construct_upfront(self, name: str) -> None:
+        """2022: ``Mode(inner=None)`` for each mode used as an object."""
+        self.inner[ModeRef("inst", name, 0)] = None
+        self.events.append(Constructed(name, None, 0, ("TFM_PUSH_008",)))
 
     def _enter(self, index: int) -> SymValue:
         if index == len(self.sc.setup):
             return self._do_call()
         step = self.sc.setup[index]
-        with self.install(step):
-            self.events.append(Installed(index, self._label(self.current), self.step_rules(step)))
+        with self.install(step) as rules:
+            self.events.append(Installed(index, self._label(self.current), rules))
             return self._enter(index + 1)
 
     def _do_call(self) -> SymValue:
@@ -129,31 +144,46 @@ class Engine:
 
         args = [materialize(a) for a in call.args]
         kwargs = {key: materialize(a) for key, a in call.kwargs}
-        return self.call(call.func, args, kwargs)
+        if not call.thread:
+            return self.call(call.func, args, kwargs)
+        # TFM_THREAD_001..003: a new thread starts with no mode and subclass handling on.
+        saved = self.current, self.disabled
+        self.current, self.disabled = None, False
+        self.value_rules.update(("TFM_THREAD_001", "TFM_THREAD_002", "TFM_THREAD_003"))
+        try:
+            return self.call(call.func, args, kwargs)
+        finally:
+            self.current, self.disabled = saved
 
     # -- set-up steps (profile-specific) ------------------------------------
 
-    def step_rules(self, step: Step) -> tuple[str, ...]:
-        if isinstance(step, Push):
-            return ("TFM_PUSH_001", "TFM_PUSH_002")
-        if isinstance(step, Enable):
-            return ("TFM_ENABLE_001",)
-        return ("TFM_DISABLE_001",)
-
     @contextmanager
-    def install(self, step: Step) -> Iterator[None]:
+    def install(self, step: Step) -> Iterator[tuple[str, ...]]:
         if isinstance(step, Push):
-            with self.push(step.mode):
-                yield
+            with self.push(step.mode, step.how) as mode:
+                yield self.installed_by[mode]
         elif isinstance(step, Enable):
-            with self.enable(self.resolve(step.target), self.resolve(step.replace),
-                             step.ignore_preexisting):
-                yield
+            target = self.resolve(step.target)
+            with self.enable(target, self.resolve(step.replace), step.ignore_preexisting) as rules:
+                yield rules
         elif isinstance(step, Disable):
+            if step.subclass_only:
+                raise Unspecified("DisableTorchFunctionSubclass is not in the 2022 design")
             with self.disable():
-                yield
+                yield ("TFM_DISABLE_002",)
+        elif isinstance(step, SetRaw):
+            old = self.current
+            self.current = self.resolve(step.target)
+            if self.current is not None:
+                self.installed_by[self.current] = ("TFM_ERROR_006",)
+            try:
+                yield ("TFM_ERROR_006",)
+            finally:
+                self.current = old
+        elif isinstance(step, Construct):
+            raise ModelRaise("TypeError", msg.plain(msg.MISSING_INNER), ("TFM_PUSH_007",))
         else:
-            raise Unspecified(f"{type(step).__name__} is not a step of the {self.generation} design")
+            raise Unspecified(f"{type(step).__name__} is not a step of the 2022 design")
 
     def resolve(self, name: str | None) -> ModeRef | None:
         """A name in a set-up step: a mode declaration's up-front instance, or a class."""
@@ -164,12 +194,19 @@ class Engine:
         return ModeRef("cls", name)
 
     @contextmanager
-    def push(self, mode_name: str) -> Iterator[ModeRef]:
+    def push(self, mode_name: str, how: str = "ctor") -> Iterator[ModeRef]:
+        if how == "instance":  # TFM_PUSH_005
+            raise ModelRaise("ValueError", msg.push_instance(mode_name), ("TFM_PUSH_005",))
         old = self.current
+        if how == "bad_ctor":  # TFM_PUSH_006
+            raise ModelRaise("ValueError", msg.plain(msg.PUSH_MUST_RETURN_MODE), ("TFM_PUSH_006",))
         # TFM_PUSH_001/002: ctor(inner=<current>), or a fresh BaseTorchFunctionMode(inner=None).
         inner = old if old is not None else ModeRef("base", "<base>", next(self._serial))
         mode = ModeRef("inst", mode_name, next(self._serial))
+        rules = ("TFM_PUSH_001", "TFM_PUSH_002") if old is None else ("TFM_PUSH_001",)
+        self.events.append(Constructed(mode_name, inner.label, 0, (*rules, "TFM_PUSH_008")))
         self.inner[mode] = inner
+        self.installed_by[mode] = rules
         self.current = mode
         try:
             yield mode
@@ -178,22 +215,34 @@ class Engine:
 
     @contextmanager
     def enable(self, target: ModeRef | None, replace: ModeRef | None,
-               ignore_preexisting: bool) -> Iterator[None]:
+               ignore_preexisting: bool) -> Iterator[tuple[str, ...]]:
+        if target is not None and target.name.startswith(("@class:", "@object")):
+            # TFM_ENABLE_008: the type check comes first
+            raise ModelRaise("ValueError", msg.enable_bad_type(target.name),
+                             ("TFM_ENABLE_008", "TFM_ENABLE_012"))
         old = self.current
         if old == target:  # TFM_ENABLE_002: the identical object is a no-op
-            yield
+            yield ("TFM_ENABLE_002",)
             return
         if old is not None and not ignore_preexisting and old != replace:
             is_mode = target is not None and target.kind != "cls"
             rule = "TFM_ENABLE_003" if is_mode else "TFM_ENABLE_004"
             raise ModelRaise("ValueError", msg.already_active(old.label, target_is_mode=is_mode),
                              (rule, "TFM_ENABLE_006", "TFM_ENABLE_012"))
-        if target is None:  # TFM_ENABLE_009/010: None has no __torch_function__
+        if target is None or target.name == "@nohandler":  # TFM_ENABLE_009/010
             raise ModelRaise("ValueError", msg.plain(msg.ENABLE_NEEDS_HANDLER),
-                             ("TFM_ENABLE_009", "TFM_ENABLE_010"))
+                             ("TFM_ENABLE_009", "TFM_ENABLE_010", "TFM_ENABLE_012"))
+        rules = ["TFM_ENABLE_001"]
+        if old is not None:
+            rules.append("TFM_ENABLE_007" if ignore_preexisting and old != replace else "TFM_ENABLE_005")
+        if target.kind == "cls":
+            rules.append("TFM_SUBMODE_001")
+        else:
+            rules.append("TFM_ENABLE_011")
+        self.installed_by[target] = tuple(rules)
         self.current = target
         try:
-            yield
+            yield tuple(rules)
         finally:
             self.current = old  # TFM_ENABLE_001
 
@@ -224,7 +273,7 @@ class Engine:
 
     def _dispatch(self, func: str, args: list[SymValue], kwargs: dict[str, SymValue],
                   relevant: list[SymValue], python: bool) -> SymValue:
-        overloaded = self.collect(relevant, python)
+        overloaded, collect_rules = self.collect(relevant, python, 1 if python else len(args))
         mode = self.current
         if python and not any(self._has_tf(x) for x in relevant):
             self._note("no argument has a handler and no mode is current: the function runs",
@@ -235,112 +284,163 @@ class Engine:
             return self._kernel(func, args, kwargs)
         types = tuple(a.cls for a in overloaded)
         seen: KwargsSeen = ANY_DICT if python else (tuple(sorted(kwargs)) if kwargs else None)
+        h = Handler(func=func, types=types, args=args, kwargs=kwargs, seen=seen, python=python,
+                    collect_rules=collect_rules)
+        after: list[str] = []
         if mode is not None:  # TFM_ORDER_001: the mode first
-            result = self.call_mode(mode, func, types, args, kwargs, seen)
+            result = self.call_mode(mode, h)
             if result is not NOTIMPL:  # TFM_ORDER_002
+                self.value_rules.add("TFM_ORDER_002")
                 return result
             self._note("the mode returned NotImplemented: overloaded arguments are tried",
                        "TFM_NOTIMPL_001", "TFM_NOTIMPL_004")
+            after = ["TFM_NOTIMPL_001", "TFM_NOTIMPL_004"]
         for arg in overloaded:  # TFM_ORDER_003..005, TFM_NOTIMPL_001
-            result = self._call_overloaded(arg, func, types, args, kwargs, seen, python)
+            result = self._call_overloaded(arg, h, tuple(after))
             if result is not NOTIMPL:
+                self.value_rules.add("TFM_ORDER_007")
                 return result
-        rules = ("TFM_NOTIMPL_002", "TFM_NOTIMPL_003",
-                 "TFM_ERROR_003" if python else "TFM_ERROR_001", "TFM_ERROR_002", "TFM_ERROR_004")
+            after.append("TFM_ORDER_007")
+        rules = ["TFM_NOTIMPL_002", "TFM_ERROR_004",
+                 "TFM_ERROR_003" if python else "TFM_ERROR_001"]
+        if not overloaded:
+            rules.append("TFM_NOTIMPL_003")
+        if mode is not None:
+            rules += ["TFM_NOTIMPL_004", "TFM_ERROR_003" if python else "TFM_ERROR_002"]
         raise ModelRaise("TypeError", msg.no_implementation(
-            func, types, self._label(self.current), python=python), rules)
+            func, types, self._label(self.current), python=python), tuple(dict.fromkeys(rules)))
 
-    def collect(self, relevant: list[SymValue], python: bool) -> list[SymTensor]:
-        """Overloaded arguments in precedence order (the mode plays no part: TFM_REACH_007)."""
+    def collect(self, relevant: list[SymValue], python: bool,
+                positional: int) -> tuple[list[SymTensor], tuple[str, ...]]:
+        """Overloaded arguments in precedence order, and the rules that shaped the order.
+
+        The mode plays no part here (TFM_REACH_007).
+        """
         if self.disabled:
-            return []  # TFM_DISABLE_001/003
-        flat: list[SymValue] = []
-        for value in relevant:  # TFM_ORDER_006: list elements count, in order
-            flat.extend(value if isinstance(value, (list, tuple)) else [value])
+            return [], ("TFM_DISABLE_001", "TFM_DISABLE_003")
+        rules: set[str] = {"TFM_TYPES_001"}
+        flat: list[tuple[SymValue, bool]] = []
+        for i, value in enumerate(relevant):  # TFM_ORDER_006: list elements count, in order
+            indirect = isinstance(value, (list, tuple)) or i >= positional
+            for item in (value if isinstance(value, (list, tuple)) else [value]):
+                flat.append((item, indirect))
         found: list[SymTensor] = []
-        for value in flat:
+        for value, nested in flat:
             if not isinstance(value, SymTensor):
+                if self.current is not None:
+                    rules.add("TFM_REACH_007")
                 continue
             if value.cls == "Tensor" and not python:
-                continue  # TFM_TYPES_003
+                rules.update(("TFM_TYPES_003", "TFM_REACH_007"))
+                continue
             if self.world.effective(value.cls).kind in ("disabled", "none"):
-                continue  # TFM_TYPES_005
+                rules.add("TFM_TYPES_005")
+                continue
             if any(f.cls == value.cls for f in found):
-                continue  # TFM_ORDER_005
-            at = next((i for i, f in enumerate(found)
-                       if self.world.is_subclass(value.cls, f.cls)), len(found))
-            found.insert(at, value)  # TFM_ORDER_003/004
-        return found
+                rules.add("TFM_ORDER_005")
+                continue
+            if nested:
+                rules.add("TFM_ORDER_006")
+            if not self.world.is_tensor_class(value.cls):
+                rules.add("TFM_TYPES_006")
+            at = next((i for i, f in enumerate(found) if self.world.is_subclass(value.cls, f.cls)),
+                      len(found))
+            rules.add("TFM_ORDER_003" if at < len(found) else "TFM_ORDER_004")
+            found.insert(at, value)
+        if python:
+            rules.add("TFM_TYPES_004")
+        return found, tuple(sorted(rules))
 
-    def call_mode(self, mode: ModeRef, func: str, types: tuple[str, ...], args: list[SymValue],
-                  kwargs: dict[str, SymValue], seen: KwargsSeen) -> SymValue:
+    def call_mode(self, mode: ModeRef, h: Handler) -> SymValue:
         saved = self.current
         self.current = None  # TFM_REENTRY_001: cleared while the mode's handler runs
         try:
             if mode.kind == "cls":
-                return self._class_as_mode(mode.name, func, types, args, kwargs, seen)
+                return self._class_as_mode(mode, h)
             # TFM_REENTRY_004/005: the metaclass wrapper makes self.inner current.
             self.current = self.inner.get(mode)
             try:
                 if mode.kind == "base":
                     self._note("BaseTorchFunctionMode passes the call through", "TFM_PUSH_009")
-                    return self.call(func, args, dict(kwargs))
+                    self.value_rules.add("TFM_PUSH_009")
+                    with self.origin_as(Origin("mode", mode)):
+                        return self.call(h.func, h.args, dict(h.kwargs))
                 decl = self.sc.mode_named(mode.name)
                 assert decl is not None
-                self._run("mode", mode.label, func, types, seen, None,
-                          ("TFM_ORDER_001", "TFM_TYPES_002", "TFM_REENTRY_004", "TFM_SELF_005"))
-                handler = _Handler("mode", mode.name, mode, func, types, args, kwargs)
-                return self.perform(decl.behaviour.action_for(func), handler)
+                inner = self.inner.get(mode)
+                current_rules = ["TFM_REENTRY_004" if inner is not None else "TFM_REENTRY_005"]
+                if inner is not None and inner.kind == "base":
+                    current_rules.append("TFM_PUSH_002")
+                if ("TFM_ENABLE_011" in self.installed_by.get(mode, ())):
+                    current_rules.append("TFM_ENABLE_011")
+                self._run("mode", mode.label, h, None, self._who_rules(mode, h),
+                          ("TFM_TYPES_002",), tuple(current_rules))
+                return self.perform(decl.behaviour.action_for(h.func), h.bind("mode", mode.name, mode))
             finally:
                 self.current = None
         finally:
             self.current = saved  # TFM_REENTRY_002/003
 
-    def _class_as_mode(self, cls: str, func: str, types: tuple[str, ...], args: list[SymValue],
-                       kwargs: dict[str, SymValue], seen: KwargsSeen) -> SymValue:
+    def _who_rules(self, mode: ModeRef, h: Handler) -> tuple[str, ...]:
+        rules = ["TFM_ORDER_001", *self.installed_by.get(mode, ())]
+        info = FUNCS[h.func]
+        if self.disabled:
+            rules.append("TFM_DISABLE_002")
+        if info.shape == "sizes":
+            rules.append("TFM_REACH_004")
+        if h.python:
+            rules.append("TFM_REACH_005")
+        if info.method:
+            rules.append("TFM_REACH_006")
+        rules += self.origin.rules_for(mode, self.inner)
+        return tuple(dict.fromkeys(rules))
+
+    def _class_as_mode(self, mode: ModeRef, h: Handler) -> SymValue:
+        cls = mode.name
         eff = self.world.effective(cls)
         if eff.kind == "default":
             self._note(f"{cls} uses the default handler as the mode", "TFM_SUBMODE_003")
-            return self.default_handler(cls, func, types, args, kwargs)
+            self.value_rules.add("TFM_SUBMODE_003")
+            return self.default_handler(cls, h)
         if eff.kind != "classmethod" or eff.behaviour is None:
             raise Unspecified(f"{cls} used as a mode needs a classmethod handler")
-        self._run("submode", cls, func, types, seen, None,
-                  ("TFM_SUBMODE_001", "TFM_SUBMODE_002", "TFM_SUBMODE_004"))
-        handler = _Handler("submode", cls, None, func, types, args, kwargs)
-        return self.perform(eff.behaviour.action_for(func), handler)
+        self._run("submode", cls, h, None, self._who_rules(mode, h),
+                  ("TFM_SUBMODE_004", "TFM_TYPES_002"), ("TFM_SUBMODE_002", "TFM_REENTRY_001"))
+        return self.perform(eff.behaviour.action_for(h.func), h.bind("submode", cls, None))
 
-    def _call_overloaded(self, arg: SymTensor, func: str, types: tuple[str, ...],
-                         args: list[SymValue], kwargs: dict[str, SymValue], seen: KwargsSeen,
-                         python: bool) -> SymValue:
+    def _call_overloaded(self, arg: SymTensor, h: Handler, after: tuple[str, ...]) -> SymValue:
         eff = self.world.effective(arg.cls)
         if eff.kind == "default":
             self._note(f"{arg.cls} has the default Tensor.__torch_function__", "TFM_DISABLE_004")
-            return self.default_handler(arg.cls, func, types, args, kwargs)
+            return self.default_handler(arg.cls, h)
         bound = None
+        who = [*h.collect_rules, *after, *self.origin.rules_for(None, self.inner)]
         if eff.kind == "plain":  # TFM_SELF_001..003: warn, then call it all the same
             bound = arg.ident
-            self.warn_plain_method(python)
-        self._run("subclass", arg.cls, func, types, seen, bound,
-                  ("TFM_ORDER_003", "TFM_TYPES_001", "TFM_REENTRY_007"))
+            who.append("TFM_SELF_001")
+            self.warn_plain_method(h.python)
+        else:
+            who.append("TFM_SELF_004")
+        current = ("TFM_REENTRY_007", "TFM_REENTRY_002")
+        self._run("subclass", arg.cls, h, bound, tuple(dict.fromkeys(who)), (), current)
         assert eff.behaviour is not None
-        handler = _Handler("subclass", arg.cls, None, func, types, args, kwargs)
-        return self.perform(eff.behaviour.action_for(func), handler)
+        return self.perform(eff.behaviour.action_for(h.func), h.bind("subclass", arg.cls, None))
 
     def warn_plain_method(self, python: bool) -> None:
         if python:
             self.events.append(WarningEmitted("DeprecationWarning", msg.plain(msg.PLAIN_METHOD_PYTHON),
-                                              ("TFM_SELF_003",)))
+                                              ("TFM_SELF_003", "TFM_SELF_006")))
         else:
             self.events.append(WarningEmitted("UserWarning", msg.plain(msg.PLAIN_METHOD_NATIVE),
-                                              ("TFM_SELF_002",)))
+                                              ("TFM_SELF_002", "TFM_SELF_006")))
 
-    def default_handler(self, cls: str, func: str, types: tuple[str, ...], args: list[SymValue],
-                        kwargs: dict[str, SymValue]) -> SymValue:
+    def default_handler(self, cls: str, h: Handler) -> SymValue:
         """``Tensor.__torch_function__`` bound to ``cls``."""
-        if not all(self.world.is_subclass(cls, t) for t in types):
+        if not all(self.world.is_subclass(cls, t) for t in h.types):
             return NOTIMPL
-        with self.disable():  # TFM_DISABLE_004: the mode still sees this call
-            result = self.call(func, args, dict(kwargs))
+        self.value_rules.add("TFM_DISABLE_004")
+        with self.disable(), self.origin_as(Origin("default")):
+            result = self.call(h.func, h.args, dict(h.kwargs))
         return self._convert(result, cls)
 
     def _convert(self, value: SymValue, cls: str) -> SymValue:
@@ -352,7 +452,7 @@ class Engine:
 
     # -- what a handler does --------------------------------------------------
 
-    def perform(self, action: Action, h: _Handler) -> SymValue:
+    def perform(self, action: Action, h: Handler) -> SymValue:
         if isinstance(action, Return):
             return action.value
         if isinstance(action, NotImpl):
@@ -360,25 +460,30 @@ class Engine:
         if isinstance(action, Raise):
             raise ModelRaise("HandlerError", msg.plain(action.message), ("TFM_ERROR_005",))
         if isinstance(action, Forward):
-            if action.disable:
-                with self.disable():
-                    return self.call(h.func, h.args, h.kwargs)
-            return self.call(h.func, h.args, h.kwargs)
+            with self.origin_as(Origin(h.role, h.mode)):
+                if action.disable:
+                    self.value_rules.add("TFM_DISABLE_001")
+                    with self.disable():
+                        return self.call(h.func, h.args, h.kwargs)
+                return self.call(h.func, h.args, h.kwargs)
         if isinstance(action, Default):
-            if h.role == "mode":
-                raise Unspecified("a mode has no super().__torch_function__ to call")
-            return self.default_handler(h.owner, h.func, h.types, h.args, h.kwargs)
+            if h.role == "mode" and h.mode is not None:
+                # super().__torch_function__ is wrapped too: it enables self.inner first.
+                with self.enable(self.inner.get(h.mode), None, False):
+                    raise ModelRaise("NotImplementedError", msg.plain(""), ("TFM_ERROR_007",))
+            return self.default_handler(h.owner, h)
         if isinstance(action, Redispatch):
             if FUNCS[action.target].family != FUNCS[h.func].family:
                 raise Unspecified(f"{action.target} does not take the arguments of {h.func}")
             if FUNCS[action.target].method and not h.args:
                 raise Unspecified(f"{action.target} needs its tensor positionally")
             if not action.reenter:
-                return self.call(action.target, h.args, h.kwargs)
-            with self.reenter(h):
+                with self.origin_as(Origin(h.role, h.mode)):
+                    return self.call(action.target, h.args, h.kwargs)
+            with self.reenter(h), self.origin_as(Origin("reenter", h.mode)):
                 return self.call(action.target, h.args, h.kwargs)
         if isinstance(action, PushInside):
-            with self.push(action.mode):
+            with self.push(action.mode), self.origin_as(Origin("pushed", h.mode)):
                 return self.perform(action.then, h)
         assert isinstance(action, EnableInside)
         target = self.resolve(action.mode)
@@ -392,12 +497,22 @@ class Engine:
             return self.perform(action.then, h)
 
     @contextmanager
-    def reenter(self, h: _Handler) -> Iterator[None]:
+    def reenter(self, h: Handler) -> Iterator[None]:
         """TFM_REENTRY_006: ``enable_torch_function_mode(self, replace=self.inner)``."""
         if h.mode is None:
             raise Unspecified("only a mode handler can re-enter itself")
         with self.enable(h.mode, self.inner.get(h.mode), False):
+            self.installed_by[h.mode] = (*self.installed_by.get(h.mode, ()), "TFM_REENTRY_006")
             yield
+
+    @contextmanager
+    def origin_as(self, origin: Origin) -> Iterator[None]:
+        saved = self.origin
+        self.origin = origin
+        try:
+            yield
+        finally:
+            self.origin = saved
 
     # -- helpers --------------------------------------------------------------
 
@@ -411,7 +526,13 @@ class Engine:
     def _probe(self, func: str, args: list[SymValue]) -> bool:
         items = args[0] if func == "has_torch_function" else args
         assert isinstance(items, (list, tuple))
-        return any(self._has_tf(x) for x in items)  # TFM_REACH_002: empty is False
+        if not items:
+            self.value_rules.add("TFM_REACH_002")
+        elif self.current is not None:
+            self.value_rules.add("TFM_DISABLE_005" if self.disabled else "TFM_REACH_001")
+        else:
+            self.value_rules.add("TFM_REACH_003")
+        return any(self._has_tf(x) for x in items)
 
     def _kernel(self, func: str, args: list[SymValue], kwargs: dict[str, SymValue]) -> SymValue:
         def data(value: SymValue) -> object:
@@ -429,10 +550,21 @@ class Engine:
             return tuple(SymTensor("Tensor", part) for part in out)
         return SymTensor("Tensor", out)
 
-    def _run(self, role: Role, who: str, func: str, types: tuple[str, ...], seen: KwargsSeen,
-             bound: str | None, rules: tuple[str, ...]) -> None:
-        self.events.append(HandlerRun(who, role, func, types, seen, self._label(self.current),
-                                      bound, rules))
+    def _run(self, role: Role, who: str, h: Handler, bound: str | None, who_rules: tuple[str, ...],
+             types_rules: tuple[str, ...], current_rules: tuple[str, ...]) -> None:
+        info = FUNCS[h.func]
+        why = (
+            ("who", who_rules),
+            ("role", who_rules),
+            ("types", tuple(dict.fromkeys((*h.collect_rules, *types_rules)))),
+            ("func", ("TFM_ARGS_001", "TFM_REACH_006") if info.method else ("TFM_ARGS_001",)),
+            ("kwargs", ("TFM_ARGS_004", "TFM_ARGS_002") if h.python else ("TFM_ARGS_003", "TFM_ARGS_002")),
+            ("current", current_rules),
+            ("bound", ("TFM_SELF_001", "TFM_ARGS_002")),
+        )
+        tags = ("TFM_SELF_005",) if role == "mode" else ()
+        self.events.append(HandlerRun(who, role, h.func, h.types, h.seen, self._label(self.current),
+                                      bound, (*who_rules, *tags), why))
 
     def _note(self, text: str, *rules: str) -> None:
         self.notes.append((len(self.events), Note(text, rules)))
@@ -445,5 +577,7 @@ class Engine:
 def predict(scenario: Scenario) -> Trace:
     """The trace the rules predict for ``scenario``."""
     if scenario.generation != "2022":
-        raise Unspecified(f"generation {scenario.generation!r} has no profile yet")
+        from .stack import StackEngine
+
+        return StackEngine(scenario).run()
     return Engine(scenario).run()

@@ -64,5 +64,24 @@ def already_active(old: str, *, target_is_mode: bool) -> Message:
     ))
 
 
+def push_instance(mode: str) -> Message:
+    """TFM_PUSH_005."""
+    return Message((
+        "Expected a TorchFunctionMode constructor function, but got an instance of TorchFunctionMode ",
+        Ref("mode", mode),
+        ".  Consider using enable_torch_function_mode instead.",
+    ))
+
+
+def enable_bad_type(target: str) -> Message:
+    """TFM_ENABLE_008: ``target`` is ``@class:M`` (a mode class) or ``@object``."""
+    shown = Ref("type", "@meta" if target.startswith("@class:") else "@object")
+    return Message((
+        "expected to get TorchFunctionMode, Tensor-like class, or None as argument, got ",
+        shown,
+        " instead",
+    ))
+
+
 def plain(text: str) -> Message:
     return Message((text,))

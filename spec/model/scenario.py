@@ -142,11 +142,20 @@ class ModeDecl:
 # Set-up steps, each entered inside the previous one.
 
 
+PushHow = Literal["ctor", "instance", "bad_ctor"]
+
+
 @dataclass(frozen=True)
 class Push:
-    """2022: ``with push_torch_function_mode(ModeClass):``."""
+    """2022: ``with push_torch_function_mode(ModeClass):``.
+
+    ``how``: ``ctor`` passes the class; ``instance`` passes the declaration's
+    up-front instance (an error); ``bad_ctor`` passes a callable that returns
+    ``None`` (an error).
+    """
 
     mode: str
+    how: PushHow = "ctor"
 
 
 @dataclass(frozen=True)
@@ -160,6 +169,28 @@ class Enable:
     target: str | None
     replace: str | None = None
     ignore_preexisting: bool = False
+
+
+#: Special targets of :class:`Enable`: the mode *class* of declaration ``M``
+#: (``"@class:M"``), a plain ``object()``, and a class without ``__torch_function__``.
+SPECIAL_TARGETS = ("@class:", "@object", "@nohandler")
+
+
+@dataclass(frozen=True)
+class SetRaw:
+    """2022: ``_set_torch_function_mode(obj)`` (the previous object is set back on exit).
+
+    ``target`` names a mode instance or a class, or is ``None``.
+    """
+
+    target: str | None
+
+
+@dataclass(frozen=True)
+class Construct:
+    """Construct mode class ``mode`` with no arguments at all (2022: without ``inner=``)."""
+
+    mode: str
 
 
 @dataclass(frozen=True)
@@ -176,7 +207,7 @@ class Disable:
     subclass_only: bool = False
 
 
-Step = Union[Push, Enable, Enter, Disable]
+Step = Union[Push, Enable, Enter, Disable, SetRaw, Construct]
 
 
 # ---------------------------------------------------------------------------
@@ -214,6 +245,8 @@ class Call:
     func: str
     args: tuple[Arg, ...] = ()
     kwargs: tuple[tuple[str, Arg], ...] = ()
+    #: Make the call in a new thread (the set-up stays in the scenario's thread).
+    thread: bool = False
 
 
 @dataclass(frozen=True)
@@ -232,6 +265,30 @@ class Scenario:
             if decl.name == name:
                 return decl
         return None
+
+    def instance_modes(self) -> tuple[str, ...]:
+        """Mode declarations used as objects (enabled, set raw, replaced, pushed as an instance).
+
+        Each gets one instance, built up front in declaration order (2022: with
+        ``inner=None``), before any set-up step.
+        """
+        used: set[str] = set()
+        for step in self.setup:
+            if isinstance(step, Enable):
+                used.update(n for n in (step.target, step.replace) if n is not None)
+            elif isinstance(step, SetRaw) and step.target is not None:
+                used.add(step.target)
+            elif (isinstance(step, Push) and step.how == "instance") or isinstance(step, Enter):
+                used.add(step.mode)
+        behaviours = [m.behaviour for m in self.modes]
+        behaviours += [c.behaviour for c in self.classes if c.behaviour is not None]
+        for behaviour in behaviours:
+            for action in (behaviour.default, *(a for _, a in behaviour.on)):
+                while isinstance(action, (PushInside, EnableInside)):
+                    if isinstance(action, EnableInside):
+                        used.update(n for n in (action.mode, action.replace) if n is not None)
+                    action = action.then
+        return tuple(m.name for m in self.modes if m.name in used)
 
     def mode_named(self, name: str) -> ModeDecl | None:
         for decl in self.modes:

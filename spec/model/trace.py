@@ -76,6 +76,28 @@ class HandlerRun:
     current: str | None
     bound: str | None = None
     rules: tuple[str, ...] = field(default=(), compare=False)
+    #: Per observed field, the rules that decide it (for attributing a divergence).
+    why: tuple[tuple[str, tuple[str, ...]], ...] = field(default=(), compare=False)
+
+    def rules_for(self, name: str) -> tuple[str, ...]:
+        for key, rules in self.why:
+            if key == name:
+                return rules
+        return self.rules
+
+
+@dataclass(frozen=True)
+class Constructed:
+    """A mode of the scenario was constructed: what ``self.inner`` was when its ``__init__`` ran.
+
+    ``inner`` is ``"-"`` where the object has no ``inner`` at all; ``nargs``
+    counts the arguments the class's own ``__init__`` received.
+    """
+
+    who: str
+    inner: str | None
+    nargs: int = 0
+    rules: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -94,7 +116,7 @@ class Installed:
     rules: tuple[str, ...] = field(default=(), compare=False)
 
 
-Event = Union[HandlerRun, WarningEmitted, Installed]
+Event = Union[HandlerRun, WarningEmitted, Installed, Constructed]
 
 
 @dataclass(frozen=True)
@@ -131,3 +153,17 @@ class Trace:
     outcome: Outcome
     after: str | None
     notes: tuple[tuple[int, Note], ...] = field(default=(), compare=False)
+    #: The rules that decide ``after`` (restoring the mode on every exit path).
+    after_rules: tuple[str, ...] = field(default=(), compare=False)
+
+    def rules_exercised(self) -> frozenset[str]:
+        """Every rule that decides some step of this trace."""
+        found: set[str] = set(self.outcome.rules) | set(self.after_rules)
+        for event in self.events:
+            found.update(event.rules)
+            if isinstance(event, HandlerRun):
+                for _, rules in event.why:
+                    found.update(rules)
+        for _, note in self.notes:
+            found.update(note.rules)
+        return frozenset(found)

@@ -10,6 +10,7 @@ from .scenario import (
     Call,
     ClassDecl,
     Const,
+    Construct,
     Disable,
     Enable,
     EnableInside,
@@ -19,6 +20,7 @@ from .scenario import (
     Push,
     PushInside,
     Scenario,
+    SetRaw,
     TensorArg,
 )
 
@@ -51,12 +53,16 @@ def validate(s: Scenario) -> None:
     modes = {m.name for m in s.modes}
     for i, step in enumerate(s.setup):
         where = f"setup[{i}]"
-        if isinstance(step, (Push, Enter)):
+        if isinstance(step, (Push, Enter, Construct)):
             _known(step.mode, modes, where, "mode")
         elif isinstance(step, Enable):
-            for ref in (step.target, step.replace):
-                if ref is not None:
-                    _known(ref, modes | set(classes), where, "mode or class")
+            specials = {"@object", "@nohandler"} | {f"@class:{m}" for m in modes}
+            if step.target is not None:
+                _known(step.target, modes | set(classes) | specials, where, "mode or class")
+            if step.replace is not None:
+                _known(step.replace, modes | set(classes), where, "mode or class")
+        elif isinstance(step, SetRaw) and step.target is not None:
+            _known(step.target, modes | set(classes), where, "mode or class")
         _generation_fits(s, step, where)
     decls: list[ModeDecl | ClassDecl] = [*s.modes, *s.classes]
     for decl in decls:
@@ -74,7 +80,7 @@ def _known(name: str, pool: set[str], where: str, what: str) -> None:
 
 def _generation_fits(s: Scenario, step: object, where: str) -> None:
     stack_only = isinstance(step, Enter) or (isinstance(step, Disable) and step.subclass_only)
-    only_2022 = isinstance(step, (Push, Enable))
+    only_2022 = isinstance(step, (Push, Enable, SetRaw))
     if (s.generation == "2022" and stack_only) or (s.generation == "stack" and only_2022):
         raise ScenarioError(f"{where}: {type(step).__name__} is not a step of the "
                             f"{s.generation} generation")

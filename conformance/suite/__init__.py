@@ -1,0 +1,1 @@
+"""The conformance suite: run it with ``pytest --pyargs conformance.suite --impl MODULE``."""

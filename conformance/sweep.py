@@ -1,0 +1,64 @@
+"""One pass of generated scenarios over an implementation, recorded rule by rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hypothesis import Phase, given, settings
+
+from spec.model.scenario import Generation, Scenario
+
+from .adapter import Adapter
+from .check import check
+from .strategies import scenarios
+
+
+@dataclass
+class RuleRecord:
+    """How often generated scenarios exercised a rule, and the ones that broke it."""
+
+    exercised: int = 0
+    #: (1-based number of the generated scenario, the scenario, its differences)
+    failures: list[tuple[int, Scenario, tuple[str, ...]]] = field(default_factory=list)
+
+
+@dataclass
+class Sweep:
+    generation: Generation
+    examples: int = 0
+    unspecified: int = 0
+    rules: dict[str, RuleRecord] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    def record(self, rule_id: str) -> RuleRecord:
+        return self.rules.setdefault(rule_id, RuleRecord())
+
+
+def run_sweep(adapter: Adapter, generation: Generation, max_examples: int | None = None,
+              keep: int = 3) -> Sweep:
+    """Generate scenarios with the active hypothesis profile (no shrinking) and check each."""
+    result = Sweep(generation)
+    current = settings()
+    examples = max_examples if max_examples is not None else current.max_examples
+
+    @settings(current, max_examples=examples, database=None, phases=(Phase.generate,))
+    @given(scenarios(generation))
+    def one(scenario: Scenario) -> None:
+        result.examples += 1
+        try:
+            checked = check(scenario, adapter)
+        except Exception as exc:  # the suite must not die with the implementation
+            result.errors.append(f"{type(exc).__name__}: {exc}")
+            return
+        if checked is None:
+            result.unspecified += 1
+            return
+        for rule_id in checked.expected.rules_exercised():
+            result.record(rule_id).exercised += 1
+        for rule_id in checked.rules:
+            record = result.record(rule_id)
+            if len(record.failures) < keep:
+                record.failures.append((result.examples, scenario, checked.differences))
+
+    one()
+    return result

@@ -1,0 +1,51 @@
+"""What the model knows about a running handler and about where a call came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from .trace import KwargsSeen, Role
+from .values import ModeRef, SymValue
+
+OriginKind = Literal["top", "mode", "subclass", "submode", "default", "reenter", "pushed"]
+
+
+@dataclass(frozen=True)
+class Handler:
+    """One dispatch as a handler sees it: the call, plus (once bound) who handles it."""
+
+    func: str
+    types: tuple[str, ...]
+    args: list[SymValue]
+    kwargs: dict[str, SymValue]
+    seen: KwargsSeen
+    python: bool
+    collect_rules: tuple[str, ...] = ()
+    role: Role = "mode"
+    owner: str = ""
+    mode: ModeRef | None = field(default=None)
+
+    def bind(self, role: Role, owner: str, mode: ModeRef | None) -> Handler:
+        return replace(self, role=role, owner=owner, mode=mode)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where the call being dispatched was made: at top level, or inside some handler."""
+
+    kind: OriginKind
+    mode: ModeRef | None = None
+
+    def rules_for(self, target: ModeRef | None, inner: dict[ModeRef, ModeRef | None]) -> tuple[str, ...]:
+        """The rules that explain why ``target`` (a mode, or ``None`` for a subclass) is reached."""
+        if target is None:
+            return ()
+        if self.kind == "mode" and self.mode is not None and inner.get(self.mode) == target:
+            return ("TFM_PUSH_004", "TFM_REENTRY_004")
+        return {
+            "reenter": ("TFM_REENTRY_006",),
+            "subclass": ("TFM_REENTRY_007",),
+            "default": ("TFM_DISABLE_004",),
+            "pushed": ("TFM_PUSH_001",),
+        }.get(self.kind, ())
