@@ -17,6 +17,7 @@ from spec.model.scenario import (
     Const,
     Construct,
     Default,
+    DeferToTypes,
     Disable,
     Enable,
     EnableInside,
@@ -183,6 +184,10 @@ class Run:
         if isinstance(action, Raise):
             raise HandlerError(action.message)
         kwargs = dict(ctx.kwargs or {})
+        if isinstance(action, DeferToTypes):
+            if ctx.types:
+                return NotImplemented
+            action = Forward()
         if isinstance(action, Forward):
             guard = self.ad.disable() if action.disable else contextlib.nullcontext()
             with guard:

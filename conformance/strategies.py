@@ -16,6 +16,7 @@ from spec.model.scenario import (
     Const,
     Construct,
     Default,
+    DeferToTypes,
     Disable,
     Enable,
     EnableInside,
@@ -78,7 +79,7 @@ def mode_actions(generation: Generation, modes: tuple[str, ...],
                  classes: tuple[str, ...]) -> st.SearchStrategy[Action]:
     forward, notimpl = st.just(Forward()), st.just(NotImpl())
     simple = st.one_of(forward, notimpl, returns, forward, notimpl, returns, forward, raises,
-                       st.just(Default()))
+                       st.just(Default()), st.just(DeferToTypes()))
     nested: list[st.SearchStrategy[Action]] = [simple] * 6
     if modes:
         nested.append(st.builds(PushInside, st.sampled_from(modes), simple))

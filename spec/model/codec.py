@@ -18,6 +18,7 @@ from .scenario import (
     Const,
     Construct,
     Default,
+    DeferToTypes,
     Disable,
     Enable,
     EnableInside,
@@ -47,6 +48,7 @@ _WORD_ACTIONS: dict[str, Action] = {
     "forward": Forward(),
     "forward_disabled": Forward(disable=True),
     "default": Default(),
+    "defer_to_types": DeferToTypes(),
 }
 _NONE = "None"
 

@@ -20,6 +20,7 @@ from .scenario import (
     Const,
     Construct,
     Default,
+    DeferToTypes,
     Disable,
     Enable,
     EnableInside,
@@ -239,12 +240,15 @@ class Engine:
             rules.append("TFM_SUBMODE_001")
         else:
             rules.append("TFM_ENABLE_011")
+        previous = self.installed_by.get(target)
         self.installed_by[target] = tuple(rules)
         self.current = target
         try:
             yield tuple(rules)
         finally:
             self.current = old  # TFM_ENABLE_001
+            if previous is not None:
+                self.installed_by[target] = previous
 
     @contextmanager
     def disable(self) -> Iterator[None]:
@@ -459,6 +463,10 @@ class Engine:
             return NOTIMPL
         if isinstance(action, Raise):
             raise ModelRaise("HandlerError", msg.plain(action.message), ("TFM_ERROR_005",))
+        if isinstance(action, DeferToTypes):
+            if h.types:
+                return NOTIMPL
+            action = Forward()
         if isinstance(action, Forward):
             with self.origin_as(Origin(h.role, h.mode)):
                 if action.disable:
@@ -502,7 +510,7 @@ class Engine:
         if h.mode is None:
             raise Unspecified("only a mode handler can re-enter itself")
         with self.enable(h.mode, self.inner.get(h.mode), False):
-            self.installed_by[h.mode] = (*self.installed_by.get(h.mode, ()), "TFM_REENTRY_006")
+            self.installed_by[h.mode] = ("TFM_REENTRY_006", *self.installed_by.get(h.mode, ()))
             yield
 
     @contextmanager

@@ -36,6 +36,11 @@ class Forward:
 
 
 @dataclass(frozen=True)
+class DeferToTypes:
+    """Return ``NotImplemented`` when ``types`` is not empty, else forward (test_mode_notimplemented_loop)."""
+
+
+@dataclass(frozen=True)
 class Default:
     """Return ``Tensor.__torch_function__(func, types, args, kwargs)`` (``super()``)."""
 
@@ -82,7 +87,7 @@ class EnableInside:
     ignore_preexisting: bool = False
 
 
-Action = Union[Return, NotImpl, Forward, Default, Raise, Redispatch, PushInside, EnableInside]
+Action = Union[Return, NotImpl, Forward, DeferToTypes, Default, Raise, Redispatch, PushInside, EnableInside]
 
 
 @dataclass(frozen=True)

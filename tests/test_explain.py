@@ -1,0 +1,56 @@
+"""``python -m spec explain``: the predicted trace step by step, and one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spec.__main__ import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = sorted((ROOT / "spec" / "scenarios").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_every_shipped_scenario_explains(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "prediction:" in out and "outcome:" in out and "TFM_" in out
+
+
+@pytest.mark.rule("TFM_PUSH_004", "TFM_REENTRY_004")
+def test_mode_stack_is_explained_innermost_first(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["explain", str(ROOT / "spec" / "scenarios" / "mode_stack.toml")])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "__torch_function__" in line]
+    assert [line.split(":")[0].split()[-1] for line in lines] == ["B", "A"]
+    assert "current mode inside: A" in lines[0] and "current mode inside: <base>" in lines[1]
+    assert "TFM_PUSH_004" in lines[1]
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("call = ", "not valid TOML"),
+    ('[call]\nfunc = "nope"\n', "unknown function 'nope'"),
+    ('[[modes]]\nname = "M"\n', "missing key 'behaviour'"),
+    ('[[setup]]\npush = "M"\n', "unknown mode 'M'"),
+    ('[call]\nfunc = "add"\nargs = ["plain"]\n', "do not fit 'add'"),
+    ('colour = "red"\n', "unknown key 'colour'"),
+])
+def test_malformed_file_gives_one_line(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    done = subprocess.run([sys.executable, "-m", "spec", "explain", str(path)], cwd=ROOT,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and problem in lines[0] and "Traceback" not in done.stderr
+
+
+def test_missing_file_gives_one_line(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "spec", "explain", str(tmp_path / "none.toml")],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "cannot read" in done.stderr
