@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from spec.model.scenario import Scenario
-from spec.model.trace import Constructed, HandlerRun, Installed, Trace, WarningEmitted
+from spec.model.trace import Constructed, HandlerRun, Installed, Settled, Trace, WarningEmitted
 
 from .compare import Naming, differences, event_matches
 
@@ -31,7 +31,7 @@ def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Nami
                     return exp.rules_for(name)
         if isinstance(exp, HandlerRun):
             return exp.rules_for("who")
-        assert isinstance(exp, (WarningEmitted, Installed, Constructed))
+        assert isinstance(exp, (WarningEmitted, Installed, Constructed, Settled))
         return exp.rules
     if differences(Trace((), expected.outcome, None), Trace((), observed.outcome, None), naming):
         return expected.outcome.rules

@@ -44,6 +44,7 @@ from spec.model.trace import (
     Outcome,
     Raised,
     Returned,
+    Settled,
     TensorValue,
     Trace,
     Value,
@@ -278,7 +279,13 @@ class Run:
                     for index, step in enumerate(self.sc.setup):
                         stack.enter_context(self._step(step))
                         self.events.append(Installed(index, self.label(self.ad.current_mode())))
-                    result = self._call_scenario()
+                    if self.sc.call is not None:
+                        try:
+                            result = self._call_scenario()
+                        finally:
+                            self.events.append(Settled(self.label(self.ad.current_mode())))
+                    else:
+                        result = None
                 outcome = Returned(self.observe(result))
             except Exception as exc:
                 outcome = Raised(type(exc).__name__, Message((str(exc),)))

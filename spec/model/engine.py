@@ -50,6 +50,7 @@ from .trace import (
     Raised,
     Returned,
     Role,
+    Settled,
     Trace,
     WarningEmitted,
 )
@@ -115,6 +116,12 @@ class Engine:
             rules.append("TFM_REENTRY_003" if raised else "TFM_REENTRY_002")
         return tuple(dict.fromkeys(rules)) or ("TFM_REENTRY_002",)
 
+    def settled_rules(self, raised: bool) -> tuple[str, ...]:
+        """What puts the current mode back once the call is over."""
+        if not any(isinstance(e, HandlerRun) and e.role != "subclass" for e in self.events):
+            return ("TFM_ENABLE_001", "TFM_PUSH_003") if raised else ("TFM_REENTRY_002",)
+        return ("TFM_REENTRY_003", "TFM_ERROR_005") if raised else ("TFM_REENTRY_002",)
+
     def construct_upfront(self, name: str) -> None:
         """2022: ``Mode(inner=None)`` for each mode used as an object."""
         self.inner[ModeRef("inst", name, 0)] = None
@@ -122,7 +129,15 @@ class Engine:
 
     def _enter(self, index: int) -> SymValue:
         if index == len(self.sc.setup):
-            return self._do_call()
+            if self.sc.call is None:
+                return None
+            try:
+                value = self._do_call()
+            except ModelRaise:
+                self.events.append(Settled(self._label(self.current), self.settled_rules(True)))
+                raise
+            self.events.append(Settled(self._label(self.current), self.settled_rules(False)))
+            return value
         step = self.sc.setup[index]
         with self.install(step) as rules:
             self.events.append(Installed(index, self._label(self.current), rules))
@@ -223,13 +238,17 @@ class Engine:
                              ("TFM_ENABLE_008", "TFM_ENABLE_012"))
         old = self.current
         if old == target:  # TFM_ENABLE_002: the identical object is a no-op
-            yield ("TFM_ENABLE_002",)
+            yield ("TFM_ENABLE_002",) if target is not None else ("TFM_ENABLE_002", "TFM_ENABLE_010")
             return
         if old is not None and not ignore_preexisting and old != replace:
             is_mode = target is not None and target.kind != "cls"
-            rule = "TFM_ENABLE_003" if is_mode else "TFM_ENABLE_004"
+            rules = ["TFM_ENABLE_003" if is_mode else "TFM_ENABLE_004", "TFM_ENABLE_012"]
+            if replace is not None:
+                rules.append("TFM_ENABLE_006")
+            if target is None:
+                rules.append("TFM_ENABLE_010")
             raise ModelRaise("ValueError", msg.already_active(old.label, target_is_mode=is_mode),
-                             (rule, "TFM_ENABLE_006", "TFM_ENABLE_012"))
+                             tuple(rules))
         if target is None or target.name == "@nohandler":  # TFM_ENABLE_009/010
             raise ModelRaise("ValueError", msg.plain(msg.ENABLE_NEEDS_HANDLER),
                              ("TFM_ENABLE_009", "TFM_ENABLE_010", "TFM_ENABLE_012"))
@@ -284,6 +303,8 @@ class Engine:
                        "TFM_REACH_003")
             return self._kernel(func, args, kwargs)
         if not python and mode is None and not overloaded:
+            if self.disabled:
+                self.value_rules.add("TFM_DISABLE_001")
             self._note("no overloaded argument and no mode: the kernel runs", "TFM_TYPES_003")
             return self._kernel(func, args, kwargs)
         types = tuple(a.cls for a in overloaded)

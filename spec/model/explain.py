@@ -11,6 +11,7 @@ from .trace import (
     Installed,
     Note,
     Raised,
+    Settled,
     TensorValue,
     Trace,
     Value,
@@ -37,6 +38,8 @@ def describe_event(event: Event, scenario: Scenario) -> str:
     if isinstance(event, Installed):
         step = step_to(scenario.setup[event.index])
         return f"set-up step {event.index} {step} entered: current mode {event.current}{_rules(event.rules)}"
+    if isinstance(event, Settled):
+        return f"the call is over: current mode {event.current}{_rules(event.rules)}"
     if isinstance(event, WarningEmitted):
         return f"{event.category}: {event.message.render()}{_rules(event.rules)}"
     assert isinstance(event, HandlerRun)

@@ -116,7 +116,15 @@ class Installed:
     rules: tuple[str, ...] = field(default=(), compare=False)
 
 
-Event = Union[HandlerRun, WarningEmitted, Installed, Constructed]
+@dataclass(frozen=True)
+class Settled:
+    """The call has returned or raised; ``current`` is the current mode right then, inside the set-up."""
+
+    current: str | None
+    rules: tuple[str, ...] = field(default=(), compare=False)
+
+
+Event = Union[HandlerRun, WarningEmitted, Installed, Constructed, Settled]
 
 
 @dataclass(frozen=True)
