@@ -1,0 +1,44 @@
+"""The spec's explicit examples, each run on the implementation and compared with the model.
+
+Each example names the rules it demonstrates (PyTorch's own PR-era tests are
+kept here under their names); a divergence fails the rules it is attributed to.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from conformance.adapter import Adapter
+from conformance.check import check
+from spec.examples import Example, load_examples
+from spec.model import scenario_to_dict
+
+EXAMPLES = [
+    pytest.param(example, id=example.name,
+                 marks=[pytest.mark.rule(*example.rules),
+                        pytest.mark.generation(example.scenario.generation)])
+    for example in load_examples()
+]
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_example(example: Example, adapter: Adapter,
+                 record_property: Callable[[str, object], None]) -> None:
+    checked = check(example.scenario, adapter)
+    assert checked is not None, f"the model does not specify example {example.name}"
+    if not checked.differences:
+        return
+    concerned = [r for r in checked.rules if r in example.rules] or list(example.rules)
+    record_property("failed_rules", ",".join(concerned))
+    record_property("scenario", json.dumps(scenario_to_dict(example.scenario), sort_keys=True))
+    try:
+        from conformance.snippet import snippet
+
+        record_property("snippet", snippet(example.scenario, adapter.name, adapter.generation))
+    except Exception as exc:  # a snippet is a courtesy; the verdict stands without it
+        record_property("snippet", f"# no snippet: {type(exc).__name__}: {exc}")
+    pytest.fail(f"{example.name} ({example.title}) breaks {', '.join(concerned)}:\n"
+                + "\n".join(checked.differences), pytrace=False)
