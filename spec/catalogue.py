@@ -35,6 +35,12 @@ LEVELS: Final = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
 #: The generations of the design a rule can apply to (see NAMESPACE.md).
 GENERATIONS: Final = ("2022", "stack")
 
+#: Versions of the stack generation that a rule can be restricted to (``versions``).
+STACK_VERSIONS: Final = ("1.13", "2.x")
+
+#: Namespaces an example can be written against.
+EXAMPLE_IMPLS: Final = ("reference_impl", "torch")
+
 #: What a piece of evidence is.
 EVIDENCE_KINDS: Final = ("pr", "test", "source", "measurement", "inference")
 
@@ -53,6 +59,7 @@ AREA_ORDER: Final = (
     "DISABLE",
     "THREAD",
     "ERROR",
+    "STACK",
 )
 
 _ID_RE: Final = re.compile(r"^TFM_([A-Z]+)_(\d{3})$")
@@ -98,6 +105,13 @@ _RULE_SCHEMA: Final[dict[str, Any]] = {
         "rationale": _TEXT,
         "evidence": {"type": "array", "minItems": 1, "items": _EVIDENCE_SCHEMA},
         "example": {"type": "string", "pattern": r"^>>> "},
+        "example_impl": {"type": "string", "enum": list(EXAMPLE_IMPLS)},
+        "versions": {
+            "type": "array",
+            "minItems": 1,
+            "uniqueItems": True,
+            "items": {"type": "string", "enum": list(STACK_VERSIONS)},
+        },
         "uncertainty": _TEXT,
     },
 }
@@ -149,6 +163,16 @@ class Rule:
     evidence: tuple[Evidence, ...]
     example: str
     uncertainty: str | None = None
+    #: The namespace the example runs against.
+    example_impl: str = "reference_impl"
+    #: For the stack generation: the versions it holds for (empty: all of them).
+    versions: tuple[str, ...] = ()
+
+    def applies_to(self, generation: str, version: str | None = None) -> bool:
+        """Whether the rule holds for an implementation of that generation (and stack version)."""
+        if generation not in self.generations:
+            return False
+        return generation != "stack" or not self.versions or version is None or version in self.versions
 
     @property
     def number(self) -> int:
@@ -355,6 +379,8 @@ def _build_area(document: Mapping[str, Any], path: Path) -> Area:
                 evidence=tuple(Evidence(e["kind"], e["ref"], e["note"]) for e in raw["evidence"]),
                 example=raw["example"],
                 uncertainty=raw.get("uncertainty"),
+                example_impl=raw.get("example_impl", "reference_impl"),
+                versions=tuple(v for v in STACK_VERSIONS if v in raw.get("versions", ())),
             )
         )
     rules.sort(key=lambda r: r.number)
