@@ -80,6 +80,12 @@ REQUIRED_2022 = (
 REQUIRED_STACK = ("_C._len_torch_function_stack", "overrides._get_current_function_mode_stack")
 
 
+def _flatten(values: Any) -> list[Any]:
+    if not isinstance(values, list):
+        return [values]
+    return [x for v in values for x in _flatten(v)]
+
+
 def _lookup(ns: object, dotted: str) -> Any:
     obj = ns
     for part in dotted.split("."):
@@ -130,8 +136,10 @@ class NamespaceAdapter:
         return self.ns.tensor(list(data))
 
     def data(self, t: Any) -> list[float]:
+        """The tensor's values, flattened, read with every handler off."""
         with self.disable():
-            return [float(x) for x in t.tolist()]
+            values = t.tolist()
+        return [float(x) for x in _flatten(values)]
 
     def func(self, name: str) -> Callable[..., Any]:
         if name.startswith("Tensor."):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from spec.model.scenario import Scenario
 from spec.model.trace import Constructed, HandlerRun, Installed, Settled, Trace, WarningEmitted
 
-from .compare import Naming, differences, event_matches
+from .compare import Naming, align, differences, event_matches
 
 _FIELDS = ("who", "role", "types", "func", "kwargs", "current", "bound")
 #: An observed warning where none is expected breaks these.
@@ -16,6 +16,7 @@ def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Nami
     """The rules the first divergence breaks; empty when the observation matches the prediction."""
     if not differences(expected, observed, naming):
         return ()
+    expected = align(expected, observed, naming)
     for i in range(max(len(expected.events), len(observed.events))):
         exp = expected.events[i] if i < len(expected.events) else None
         obs = observed.events[i] if i < len(observed.events) else None

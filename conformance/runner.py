@@ -107,6 +107,9 @@ class Run:
             cls = owner if isinstance(owner, type) else type(owner)
             bound = None if isinstance(owner, type) else run.idents.get(id(owner), "?")
             name = run._func_name(func)
+            if name not in FUNCS:  # the implementation's own inner calls pass through unseen
+                with run.ad.disable(subclass_only="disable-subclass" in run.ad.features):
+                    return func(*args, **(kwargs or {}))
             run._record(cls.__name__, "subclass", name, types, kwargs, bound)
             ctx = _Ctx(name, func, types, args, kwargs, cls, None)
             return run._perform(behaviour.action_for(name), ctx)
@@ -118,6 +121,8 @@ class Run:
 
         def handler(mode: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             fname = run._func_name(func)
+            if fname not in FUNCS:  # the implementation's own inner calls pass through unseen
+                return func(*args, **(kwargs or {}))
             run._record(name, "mode", fname, types, kwargs, None)
             ctx = _Ctx(fname, func, types, args, kwargs, None, mode)
             return run._perform(behaviour.action_for(fname), ctx)
@@ -144,6 +149,7 @@ class Run:
     # -- observation --------------------------------------------------------------
 
     def _func_name(self, func: Any) -> str:
+        """The scenario name of ``func``; ``?name`` for functions outside the scenario vocabulary."""
         return self.funcs.get(id(func), f"?{getattr(func, '__name__', func)!s}")
 
     def label(self, obj: object) -> str | None:
@@ -173,9 +179,10 @@ class Run:
         info = FUNCS[name]
         if info.path == "probe":
             return self.ad.has_torch_function(name, args)
-        if info.method:
-            return getattr(args[0], name.removeprefix("Tensor."))(*args[1:], **kwargs)
-        return self.ad.func(name)(*args, **kwargs)
+        target = getattr(args[0], name.removeprefix("Tensor.")) if info.method else self.ad.func(name)
+        rest = args[1:] if info.method else args
+        # No ``**{}`` when there are no keywords: torch hands a spread empty dict on as {}.
+        return target(*rest, **kwargs) if kwargs else target(*rest)
 
     def _perform(self, action: Action, ctx: _Ctx) -> Any:
         if isinstance(action, Return):
@@ -192,7 +199,7 @@ class Run:
         if isinstance(action, Forward):
             guard = self.ad.disable() if action.disable else contextlib.nullcontext()
             with guard:
-                return ctx.func(*ctx.args, **kwargs)
+                return ctx.func(*ctx.args, **kwargs) if kwargs else ctx.func(*ctx.args)
         if isinstance(action, Default) and ctx.mode is not None:
             base = self.ad.TorchFunctionMode.__torch_function__  # type: ignore[attr-defined]
             return base(ctx.mode, ctx.func, ctx.types, ctx.args, ctx.kwargs)
@@ -273,6 +280,7 @@ class Run:
             warnings.simplefilter("always")
             warnings.showwarning = self._warn
             try:
+                call_args = self._call_arguments()
                 with contextlib.ExitStack() as stack:
                     for name in self.sc.instance_modes():
                         self.instances[name] = self.ad.make_mode(self.mode_classes[name])
@@ -281,7 +289,7 @@ class Run:
                         self.events.append(Installed(index, self.label(self.ad.current_mode())))
                     if self.sc.call is not None:
                         try:
-                            result = self._call_scenario()
+                            result = self._call_scenario(*call_args)
                         finally:
                             self.events.append(Settled(self.label(self.ad.current_mode())))
                     else:
@@ -291,13 +299,19 @@ class Run:
                 outcome = Raised(type(exc).__name__, Message((str(exc),)))
         return Trace(tuple(self.events), outcome, self.label(self.ad.current_mode()))
 
-    def _call_scenario(self) -> Any:
+    def _call_arguments(self) -> tuple[list[Any], dict[str, Any]]:
+        """The call's arguments, built before any set-up step (building a tensor may dispatch)."""
         call = self.sc.call
         if call is None:
-            return None
+            return [], {}
         counter = itertools.count()
         args = [self._materialize(a, counter) for a in call.args]
         kwargs = {k: self._materialize(a, counter) for k, a in call.kwargs}
+        return args, kwargs
+
+    def _call_scenario(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        call = self.sc.call
+        assert call is not None
         if not call.thread:
             return self.call(call.func, args, kwargs)
         box: dict[str, Any] = {}

@@ -117,7 +117,8 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022") -> Scenario:
     modes = tuple(
         ModeDecl(name, Behaviour(
             draw(mode_actions(generation, mode_names, tensor_classes)),
-            draw(_overrides(mode_actions(generation, mode_names, tensor_classes), mode=True))))
+            draw(_overrides(mode_actions(generation, mode_names, tensor_classes), mode=True))),
+            classmethod_handler=generation == "stack" and draw(st.integers(0, 11)) == 0)
         for name in mode_names
     )
     length: int = draw(st.sampled_from((2, 1, 3, 2, 1, 0) if mode_names else (0, 1)))
@@ -147,7 +148,8 @@ def _steps(generation: Generation, modes: tuple[str, ...],
         options.append(st.builds(Construct, st.sampled_from(modes)))
     options.append(st.builds(Disable, st.just(False)))
     if modes and generation == "stack":
-        options.append(st.builds(Enter, st.sampled_from(modes)))
+        options += [st.builds(Enter, st.sampled_from(modes))] * 6
+        options.append(st.builds(Construct, st.sampled_from(modes)))
     return st.one_of(options)
 
 

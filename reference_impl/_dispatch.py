@@ -84,26 +84,33 @@ def dispatch(
     # argument in order, with the mode back in place; the first result that is not
     # NotImplemented wins; exceptions propagate.
     disabled = _C._disabled_torch_function_impl
-    for arg in overloaded:
-        handler = arg.__torch_function__
-        # TFM_SELF_001, TFM_SELF_002, TFM_SELF_004, TFM_SELF_006: a plain-method handler
-        # (bound to this very argument) warns on every call and is still called.
-        if getattr(handler, "__self__", None) is arg and handler is not disabled:
-            warnings.warn(PLAIN_METHOD_WARNING, UserWarning, stacklevel=3)
-        # TFM_ARGS_003: three positional arguments when the caller passed no keywords.
-        result = handler(func, types, args, kwargs) if kwargs else handler(func, types, args)
-        if result is not NotImplemented:
-            return result
+    plain_methods = 0
+    try:
+        for arg in overloaded:
+            handler = arg.__torch_function__
+            # TFM_SELF_001, TFM_SELF_004, TFM_SELF_006: a plain-method handler (bound to this
+            # very argument) is still called; its warning is counted for below.
+            if getattr(handler, "__self__", None) is arg and handler is not disabled:
+                plain_methods += 1
+            # TFM_ARGS_003: three positional arguments when the caller passed no keywords.
+            result = handler(func, types, args, kwargs) if kwargs else handler(func, types, args)
+            if result is not NotImplemented:
+                return result
 
-    # TFM_NOTIMPL_002, TFM_NOTIMPL_003, TFM_ERROR_001, TFM_ERROR_002, TFM_ERROR_004: all
-    # declined.
-    message = (
-        "no implementation found for '"
-        + qualname
-        + "' on types that implement __torch_function__: ["
-        + ", ".join(repr(tp) for tp in types)
-        + "]"
-    )
-    if mode is not None:
-        message += " nor was it found on the currently active mode " + repr(mode)
-    raise TypeError(message)
+        # TFM_NOTIMPL_002, TFM_NOTIMPL_003, TFM_ERROR_001, TFM_ERROR_002, TFM_ERROR_004: all
+        # declined.
+        message = (
+            "no implementation found for '"
+            + qualname
+            + "' on types that implement __torch_function__: ["
+            + ", ".join(repr(tp) for tp in types)
+            + "]"
+        )
+        if mode is not None:
+            message += " nor was it found on the currently active mode " + repr(mode)
+        raise TypeError(message)
+    finally:
+        # TFM_SELF_002: the native path's warnings surface when the native call returns or
+        # raises, as C++ warnings do once torch's binding hands them to Python; every call.
+        for _ in range(plain_methods):
+            warnings.warn(PLAIN_METHOD_WARNING, UserWarning, stacklevel=3)

@@ -45,7 +45,7 @@ def test_each_thread_sees_only_its_own_mode(adapter: Adapter) -> None:
         w.join(timeout=60)
     assert not errors, errors
     for index, calls in enumerate(seen):
-        assert calls == [index] * CALLS, f"thread {index}'s mode saw {len(calls)} calls, not {CALLS} of its own"
+        assert calls == [index] * CALLS, f"thread {index}'s mode saw {len(calls)} calls, not {CALLS}"
 
 
 @pytest.mark.rule("TFM_THREAD_001")

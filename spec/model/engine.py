@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 from . import messages as msg
 from .context import Handler, Origin
@@ -24,6 +24,7 @@ from .scenario import (
     Disable,
     Enable,
     EnableInside,
+    Enter,
     Forward,
     ListArg,
     NotImpl,
@@ -110,7 +111,7 @@ class Engine:
     def after_rules(self, raised: bool) -> tuple[str, ...]:
         """What restores the current mode once every set-up step has exited."""
         by_step = {Push: "TFM_PUSH_003", Enable: "TFM_ENABLE_001", SetRaw: "TFM_ERROR_006",
-                   Disable: "TFM_DISABLE_006"}
+                   Disable: "TFM_DISABLE_006", Enter: "TFM_STACK_002"}
         rules = [by_step[type(s)] for s in self.sc.setup if type(s) in by_step]
         if any(isinstance(e, HandlerRun) and e.role != "subclass" for e in self.events):
             rules.append("TFM_REENTRY_003" if raised else "TFM_REENTRY_002")
@@ -163,13 +164,22 @@ class Engine:
         if not call.thread:
             return self.call(call.func, args, kwargs)
         # TFM_THREAD_001..003: a new thread starts with no mode and subclass handling on.
-        saved = self.current, self.disabled
-        self.current, self.disabled = None, False
+        saved = self.thread_state()
+        self.new_thread()
         self.value_rules.update(("TFM_THREAD_001", "TFM_THREAD_002", "TFM_THREAD_003"))
         try:
             return self.call(call.func, args, kwargs)
         finally:
-            self.current, self.disabled = saved
+            self.restore_thread(saved)
+
+    def thread_state(self) -> object:
+        return (self.current, self.disabled)
+
+    def new_thread(self) -> None:
+        self.current, self.disabled = None, False
+
+    def restore_thread(self, state: object) -> None:
+        self.current, self.disabled = state  # type: ignore[misc]
 
     # -- set-up steps (profile-specific) ------------------------------------
 
@@ -269,6 +279,10 @@ class Engine:
             if previous is not None:
                 self.installed_by[target] = previous
 
+    def disable_torch_function(self) -> AbstractContextManager[None]:
+        """``DisableTorchFunction()``: in the 2022 design it disables subclass handling only."""
+        return self.disable()
+
     @contextmanager
     def disable(self) -> Iterator[None]:
         saved = self.disabled
@@ -320,20 +334,28 @@ class Engine:
             self._note("the mode returned NotImplemented: overloaded arguments are tried",
                        "TFM_NOTIMPL_001", "TFM_NOTIMPL_004")
             after = ["TFM_NOTIMPL_001", "TFM_NOTIMPL_004"]
-        for arg in overloaded:  # TFM_ORDER_003..005, TFM_NOTIMPL_001
-            result = self._call_overloaded(arg, h, tuple(after))
-            if result is not NOTIMPL:
-                self.value_rules.add("TFM_ORDER_007")
-                return result
-            after.append("TFM_ORDER_007")
-        rules = ["TFM_NOTIMPL_002", "TFM_ERROR_004",
-                 "TFM_ERROR_003" if python else "TFM_ERROR_001"]
-        if not overloaded:
-            rules.append("TFM_NOTIMPL_003")
-        if mode is not None:
-            rules += ["TFM_NOTIMPL_004", "TFM_ERROR_003" if python else "TFM_ERROR_002"]
-        raise ModelRaise("TypeError", msg.no_implementation(
-            func, types, self._label(self.current), python=python), tuple(dict.fromkeys(rules)))
+        deferred: list[str] = []  # native plain-method warnings surface when the call is over
+        try:
+            for arg in overloaded:  # TFM_ORDER_003..005, TFM_NOTIMPL_001
+                result = self._call_overloaded(arg, h, tuple(after), deferred)
+                if result is not NOTIMPL:
+                    self.value_rules.add("TFM_ORDER_007")
+                    return result
+                after.append("TFM_ORDER_007")
+            rules = ["TFM_NOTIMPL_002", "TFM_ERROR_004",
+                     "TFM_ERROR_003" if python else "TFM_ERROR_001"]
+            if not overloaded:
+                rules.append("TFM_NOTIMPL_003")
+            if mode is not None:
+                rules += ["TFM_NOTIMPL_004", "TFM_ERROR_003" if python else "TFM_ERROR_002"]
+            raise ModelRaise("TypeError", self.no_implementation(func, types, python),
+                             tuple(dict.fromkeys(rules)))
+        finally:
+            for _ in deferred:
+                self.warn_plain_method(False)
+
+    def no_implementation(self, func: str, types: tuple[str, ...], python: bool) -> Message:
+        return msg.no_implementation(func, types, self._label(self.current), python=python)
 
     def collect(self, relevant: list[SymValue], python: bool,
                 positional: int) -> tuple[list[SymTensor], tuple[str, ...]]:
@@ -392,6 +414,8 @@ class Engine:
                         return self.call(h.func, h.args, dict(h.kwargs))
                 decl = self.sc.mode_named(mode.name)
                 assert decl is not None
+                if decl.classmethod_handler:
+                    raise Unspecified("the 2022 metaclass cannot wrap a classmethod handler")
                 inner = self.inner.get(mode)
                 current_rules = ["TFM_REENTRY_004" if inner is not None else "TFM_REENTRY_005"]
                 if inner is not None and inner.kind == "base":
@@ -433,17 +457,21 @@ class Engine:
                   ("TFM_SUBMODE_004", "TFM_TYPES_002"), ("TFM_SUBMODE_002", "TFM_REENTRY_001"))
         return self.perform(eff.behaviour.action_for(h.func), h.bind("submode", cls, None))
 
-    def _call_overloaded(self, arg: SymTensor, h: Handler, after: tuple[str, ...]) -> SymValue:
+    def _call_overloaded(self, arg: SymTensor, h: Handler, after: tuple[str, ...],
+                         deferred: list[str]) -> SymValue:
         eff = self.world.effective(arg.cls)
         if eff.kind == "default":
             self._note(f"{arg.cls} has the default Tensor.__torch_function__", "TFM_DISABLE_004")
             return self.default_handler(arg.cls, h)
         bound = None
         who = [*h.collect_rules, *after, *self.origin.rules_for(None, self.inner)]
-        if eff.kind == "plain":  # TFM_SELF_001..003: warn, then call it all the same
+        if eff.kind == "plain":  # TFM_SELF_001..003: warn, and call it all the same
             bound = arg.ident
             who.append("TFM_SELF_001")
-            self.warn_plain_method(h.python)
+            if h.python:
+                self.warn_plain_method(True)  # Python's warnings.warn, before the call
+            else:
+                deferred.append(arg.cls)  # a C++ warning, surfacing when the native call ends
         else:
             who.append("TFM_SELF_004")
         current = ("TFM_REENTRY_007", "TFM_REENTRY_002")
@@ -492,7 +520,7 @@ class Engine:
             with self.origin_as(Origin(h.role, h.mode)):
                 if action.disable:
                     self.value_rules.add("TFM_DISABLE_001")
-                    with self.disable():
+                    with self.disable_torch_function():
                         return self.call(h.func, h.args, h.kwargs)
                 return self.call(h.func, h.args, h.kwargs)
         if isinstance(action, Default):
@@ -603,10 +631,10 @@ class Engine:
         return None if mode is None else mode.label
 
 
-def predict(scenario: Scenario) -> Trace:
-    """The trace the rules predict for ``scenario``."""
-    if scenario.generation != "2022":
-        from .stack import StackEngine
+def predict(scenario: Scenario, version: str | None = None) -> Trace:
+    """The trace the rules predict for ``scenario`` (``version``: the stack generation's, default 2.x)."""
+    if scenario.generation == "2022":
+        return Engine(scenario).run()
+    from .stack import StackEngine
 
-        return StackEngine(scenario).run()
-    return Engine(scenario).run()
+    return StackEngine(scenario, "1.13" if version == "1.13" else "2.x").run()

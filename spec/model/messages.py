@@ -23,6 +23,14 @@ ENABLE_NEEDS_HANDLER = (
 PUSH_MUST_RETURN_MODE = (
     "The callable passed to push_torch_function_mode must return a TorchFunctionMode"
 )
+EMPTY_STACK = "trying to pop from empty mode stack"
+CLASSMETHOD_MODE_2X = (
+    "Defining your mode's `__torch_function__` as a classmethod is not supported, please make it "
+    "a plain method"
+)
+CLASSMETHOD_MODE_113 = (
+    "TorchFunctionMode's torch_function function should be a normal method not a class method"
+)
 HELP_PUSH = "Use push_torch_function_mode instead."
 HELP_IGNORE = (
     "If you intended to completely override the preexisting mode, pass "
@@ -51,6 +59,18 @@ def no_implementation(func: str, types: tuple[str, ...], mode: str | None, *, py
             parts.extend([" nor in mode ", Ref("mode", mode)])
         else:
             parts.extend([" nor was it found on the currently active mode ", Ref("mode", mode)])
+    return Message(tuple(parts))
+
+
+def multiple_dispatch_failed(func: str, types: tuple[str, ...], mode: str | None) -> Message:
+    """TFM_STACK_012: torch 2.x's text when every handler of a native call declined."""
+    parts: list[str | Ref] = ["Multiple dispatch failed for '", Ref("func", func),
+                              "'; all __torch_function__ handlers returned NotImplemented:\n\n"]
+    if mode is not None:
+        parts += ["  - mode object ", Ref("mode", mode), "\n"]
+    for name in types:
+        parts += ["  - tensor subclass ", Ref("type", name), "\n"]
+    parts.append("\nFor more information, try re-running with TORCH_LOGS=not_implemented")
     return Message(tuple(parts))
 
 

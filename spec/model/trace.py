@@ -102,9 +102,12 @@ class Constructed:
 
 @dataclass(frozen=True)
 class WarningEmitted:
+    """A warning; ``optional`` where the rules allow but do not require it (once per process)."""
+
     category: str
     message: Message
     rules: tuple[str, ...] = field(default=(), compare=False)
+    optional: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
