@@ -3,13 +3,41 @@
 from __future__ import annotations
 
 from spec.model.scenario import Scenario
-from spec.model.trace import Constructed, HandlerRun, Installed, Settled, Trace, WarningEmitted
+from spec.model.trace import ANY_DICT, Constructed, HandlerRun, Installed, Settled, Trace, WarningEmitted
 
 from .compare import Naming, align, differences, event_matches
 
 _FIELDS = ("who", "role", "types", "func", "kwargs", "current", "bound")
 #: An observed warning where none is expected breaks these.
 _NO_WARNING = ("TFM_SELF_004", "TFM_SELF_005", "TFM_SELF_006")
+
+
+#: Which rules a wrong ``types`` can break, by what is wrong with it.
+_ORDERING = ("TFM_ORDER_003", "TFM_ORDER_004", "TFM_ORDER_005")
+_EXTRA_TENSOR = ("TFM_TYPES_003", "TFM_REACH_007")
+_EXTRA_OTHER = ("TFM_TYPES_005", "TFM_DISABLE_003", "TFM_STACK_011", "TFM_SUBMODE_004")
+_MISSING = ("TFM_ORDER_006", "TFM_TYPES_004", "TFM_TYPES_006")
+
+
+def _types_rules(exp: HandlerRun, obs: HandlerRun) -> tuple[str, ...]:
+    """Narrow a ``types`` divergence to the rules that what is extra or missing breaks."""
+    candidates = exp.rules_for("types")
+    extra, missing = set(obs.types) - set(exp.types), set(exp.types) - set(obs.types)
+    wanted: set[str] = set()
+    if not extra and not missing:
+        wanted.update(_ORDERING)
+    if exp.role == "mode" and exp.who in extra:
+        wanted.add("TFM_TYPES_002")
+    if "Tensor" in extra:
+        wanted.update(_EXTRA_TENSOR)
+    if extra - {"Tensor", exp.who}:
+        wanted.update(_EXTRA_OTHER)
+    if missing:
+        wanted.update(_MISSING)
+    narrowed = [r for r in candidates if r in wanted]
+    if "Tensor" in extra and exp.kwargs != ANY_DICT and "TFM_TYPES_003" not in narrowed:
+        narrowed.append("TFM_TYPES_003")  # the native path never collects an exact Tensor
+    return tuple(narrowed) or ("TFM_TYPES_001",)
 
 
 def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming) -> tuple[str, ...]:
@@ -29,7 +57,7 @@ def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Nami
         if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
             for name in _FIELDS:
                 if not event_matches(exp, obs, naming, only=name):
-                    return exp.rules_for(name)
+                    return _types_rules(exp, obs) if name == "types" else exp.rules_for(name)
         if isinstance(exp, HandlerRun):
             return exp.rules_for("who")
         assert isinstance(exp, (WarningEmitted, Installed, Constructed, Settled))

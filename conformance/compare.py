@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from spec.model.trace import (
     ANY_DICT,
+    NONE_OR_EMPTY,
     Event,
     HandlerRun,
     Message,
@@ -48,6 +49,8 @@ def event_matches(expected: Event, observed: Event, naming: Naming, only: str | 
         exp_value, obs_value = getattr(_norm(expected), only), getattr(_norm(observed), only)
         if only == "kwargs" and exp_value == ANY_DICT:
             return obs_value is not None
+        if only == "kwargs" and exp_value == NONE_OR_EMPTY:
+            return obs_value in (None, ())
         return bool(exp_value == obs_value)
     if isinstance(expected, WarningEmitted):
         if not isinstance(observed, WarningEmitted) or expected.category != observed.category:
@@ -58,6 +61,8 @@ def event_matches(expected: Event, observed: Event, naming: Naming, only: str | 
     exp, obs = _norm(expected), _norm(observed)
     if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun) and exp.kwargs == ANY_DICT:
         return obs.kwargs is not None and replace(exp, kwargs=obs.kwargs) == obs
+    if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun) and exp.kwargs == NONE_OR_EMPTY:
+        return obs.kwargs in (None, ()) and replace(exp, kwargs=obs.kwargs) == obs
     return exp == obs
 
 

@@ -13,7 +13,9 @@ Each area file ``spec/examples/<area>.toml`` holds ``[[example]]`` tables::
 
 ``name`` is unique across all files (the PR test's name where the example ports one),
 ``rules`` are catalogue rule IDs the scenario exercises, and ``scenario`` is a scenario
-in the form :mod:`spec.model.codec` reads.
+in the form :mod:`spec.model.codec` reads. A stack-generation example (``generation =
+"stack"`` in its scenario) may add ``version = "1.13"`` or ``version = "2.x"``: the torch
+version whose behaviour it shows (no ``version``: whatever both share, checked as 2.x).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from spec.catalogue import load_catalogue
+from spec.catalogue import STACK_VERSIONS, load_catalogue
 from spec.model.codec import ScenarioError, scenario_from_dict
 from spec.model.scenario import Scenario
 
@@ -37,6 +39,7 @@ EXAMPLES_DIR: Final = Path(__file__).resolve().parent / "examples"
 
 _NAME_RE: Final = re.compile(r"^[a-z][a-z0-9_]*$")
 _KEYS: Final = ("name", "rules", "title", "scenario")
+_OPTIONAL: Final = ("version",)
 
 
 class ExampleError(ValueError):
@@ -53,6 +56,8 @@ class Example:
     scenario: Scenario
     #: The area file it comes from (its stem, e.g. ``"push"``).
     area: str
+    #: Stack generation only: the torch version it is about (``"1.13"`` or ``"2.x"``), or ``None``.
+    version: str | None = None
 
 
 def _one_line(text: str) -> str:
@@ -71,9 +76,10 @@ def _build(raw: Any, index: int, path: Path, known: frozenset[str]) -> Example:
     name = raw.get("name")
     if isinstance(name, str):
         where = f"example {name!r}"
-    unknown = sorted(set(raw) - set(_KEYS))
+    unknown = sorted(set(raw) - set(_KEYS) - set(_OPTIONAL))
     if unknown:
-        raise _fail(path, where, f"unknown key {unknown[0]!r} (allowed: {', '.join(_KEYS)})")
+        allowed = ", ".join((*_KEYS, *_OPTIONAL))
+        raise _fail(path, where, f"unknown key {unknown[0]!r} (allowed: {allowed})")
     missing = [key for key in _KEYS if key not in raw]
     if missing:
         raise _fail(path, where, f"missing key {missing[0]!r}")
@@ -96,9 +102,17 @@ def _build(raw: Any, index: int, path: Path, known: frozenset[str]) -> Example:
     except ScenarioError as exc:
         text = str(exc)
         raise _fail(path, where, text if text.startswith("scenario") else f"scenario: {text}") from None
+    version = raw.get("version")
+    if version is not None:
+        if not isinstance(version, str) or version not in STACK_VERSIONS:
+            choices = " or ".join(repr(v) for v in STACK_VERSIONS)
+            raise _fail(path, where, f"version must be {choices}, got {version!r}")
+        if scenario.generation != "stack":
+            raise _fail(path, where, f"version {version!r} is only for generation 'stack' "
+                                     f"scenarios (this one is {scenario.generation!r})")
     if not scenario.title:
         scenario = dataclasses.replace(scenario, title=title)
-    return Example(name, tuple(rules), title, scenario, path.stem)
+    return Example(name, tuple(rules), title, scenario, path.stem, version)
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -147,7 +161,8 @@ def load_examples(path: Path | None = None) -> tuple[Example, ...]:
     """Every example in the ``*.toml`` files of ``path`` (default: the shipped ones), file by file.
 
     Raises :class:`ExampleError` (one line) for invalid TOML, unknown or missing keys,
-    duplicate names, rule IDs that are not in the catalogue, and malformed scenarios.
+    duplicate names, rule IDs that are not in the catalogue, malformed scenarios, and a
+    ``version`` that is not a stack version or is given for a 2022 scenario.
     The default examples are loaded once and cached.
     """
     if path is None:

@@ -40,6 +40,7 @@ from .scenario import (
 )
 from .trace import (
     ANY_DICT,
+    NONE_OR_EMPTY,
     Constructed,
     Event,
     HandlerRun,
@@ -294,7 +295,9 @@ class Engine:
 
     # -- dispatch -----------------------------------------------------------
 
-    def call(self, func: str, args: list[SymValue], kwargs: dict[str, SymValue]) -> SymValue:
+    def call(self, func: str, args: list[SymValue], kwargs: dict[str, SymValue],
+             spread: bool = False) -> SymValue:
+        """Dispatch one call; ``spread``: made as ``func(*args, **kwargs)`` with a dict that may be empty."""
         self.depth += 1
         try:
             if self.depth > self.max_depth:
@@ -304,14 +307,14 @@ class Engine:
                 return self._probe(func, args)
             python = info.path == "python"
             relevant = args[:1] if python else [*args, *kwargs.values()]
-            return self._dispatch(func, args, kwargs, relevant, python)
+            return self._dispatch(func, args, kwargs, relevant, python, spread)
         finally:
             self.depth -= 1
 
     def _dispatch(self, func: str, args: list[SymValue], kwargs: dict[str, SymValue],
-                  relevant: list[SymValue], python: bool) -> SymValue:
+                  relevant: list[SymValue], python: bool, spread: bool = False) -> SymValue:
         overloaded, collect_rules = self.collect(relevant, python, 1 if python else len(args))
-        mode = self.current
+        mode = self.active_mode()
         if python and not any(self._has_tf(x) for x in relevant):
             self._note("no argument has a handler and no mode is current: the function runs",
                        "TFM_REACH_003")
@@ -322,7 +325,8 @@ class Engine:
             self._note("no overloaded argument and no mode: the kernel runs", "TFM_TYPES_003")
             return self._kernel(func, args, kwargs)
         types = tuple(a.cls for a in overloaded)
-        seen: KwargsSeen = ANY_DICT if python else (tuple(sorted(kwargs)) if kwargs else None)
+        seen: KwargsSeen = ANY_DICT if python else (
+            tuple(sorted(kwargs)) if kwargs else NONE_OR_EMPTY if spread else None)
         h = Handler(func=func, types=types, args=args, kwargs=kwargs, seen=seen, python=python,
                     collect_rules=collect_rules)
         after: list[str] = []
@@ -364,6 +368,10 @@ class Engine:
         The mode plays no part here (TFM_REACH_007).
         """
         if self.disabled:
+            if not python and any(isinstance(v, SymTensor) and not self.world.is_tensor_class(v.cls)
+                                  for v in _flat(relevant)):
+                # A non-tensor in a tensor slot only parses while it can be dispatched on.
+                raise Unspecified("a duck argument with subclass handling disabled")
             return [], ("TFM_DISABLE_001", "TFM_DISABLE_003")
         rules: set[str] = {"TFM_TYPES_001"}
         flat: list[tuple[SymValue, bool]] = []
@@ -411,7 +419,7 @@ class Engine:
                     self._note("BaseTorchFunctionMode passes the call through", "TFM_PUSH_009")
                     self.value_rules.add("TFM_PUSH_009")
                     with self.origin_as(Origin("mode", mode)):
-                        return self.call(h.func, h.args, dict(h.kwargs))
+                        return self.call(h.func, h.args, dict(h.kwargs), spread=True)
                 decl = self.sc.mode_named(mode.name)
                 assert decl is not None
                 if decl.classmethod_handler:
@@ -493,7 +501,7 @@ class Engine:
             return NOTIMPL
         self.value_rules.add("TFM_DISABLE_004")
         with self.disable(), self.origin_as(Origin("default")):
-            result = self.call(h.func, h.args, dict(h.kwargs))
+            result = self.call(h.func, h.args, dict(h.kwargs), spread=True)
         return self._convert(result, cls)
 
     def _convert(self, value: SymValue, cls: str) -> SymValue:
@@ -573,8 +581,12 @@ class Engine:
 
     # -- helpers --------------------------------------------------------------
 
+    def active_mode(self) -> ModeRef | None:
+        """The mode a dispatch calls first (the current mode, unless modes are switched off)."""
+        return self.current
+
     def _has_tf(self, value: SymValue) -> bool:
-        if self.current is not None:
+        if self.active_mode() is not None:
             return True  # TFM_REACH_001, TFM_DISABLE_005
         if not isinstance(value, SymTensor) or self.disabled or value.cls == "Tensor":
             return False
@@ -585,7 +597,7 @@ class Engine:
         assert isinstance(items, (list, tuple))
         if not items:
             self.value_rules.add("TFM_REACH_002")
-        elif self.current is not None:
+        elif self.active_mode() is not None:
             self.value_rules.add("TFM_DISABLE_005" if self.disabled else "TFM_REACH_001")
         else:
             self.value_rules.add("TFM_REACH_003")
@@ -629,6 +641,10 @@ class Engine:
     @staticmethod
     def _label(mode: ModeRef | None) -> str | None:
         return None if mode is None else mode.label
+
+
+def _flat(values: list[SymValue]) -> list[SymValue]:
+    return [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
 
 
 def predict(scenario: Scenario, version: str | None = None) -> Trace:

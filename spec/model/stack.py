@@ -62,10 +62,13 @@ class StackEngine(Engine):
         self.modes_off = False
         super().__init__(scenario)
 
-    # The current mode is the top of the stack, unless 2.x's DisableTorchFunction is active.
+    # The current mode is the top of the stack; 2.x's DisableTorchFunction keeps it from running.
     @property
     def current(self) -> ModeRef | None:
-        return None if self.modes_off or not self.stack else self.stack[-1]
+        return self.stack[-1] if self.stack else None
+
+    def active_mode(self) -> ModeRef | None:
+        return None if self.modes_off else self.current
 
     @current.setter
     def current(self, value: ModeRef | None) -> None:
@@ -181,7 +184,7 @@ class StackEngine(Engine):
         if python:
             return super().no_implementation(func, types, python)
         if self.version == "1.13":
-            sentinel = "@sentinel" if self.current is not None else None
+            sentinel = "@sentinel" if self.active_mode() is not None else None
             return msg.no_implementation(func, types, sentinel, python=False)
         return msg.multiple_dispatch_failed(func, types, self._label(self.current))
 

@@ -11,6 +11,8 @@ Role = Literal["mode", "subclass", "submode"]
 #: The model predicts :data:`ANY_DICT` where only "a dict" is specified.
 KwargsSeen = Union[None, tuple[str, ...]]
 ANY_DICT: tuple[str, ...] = ("*",)
+#: ``None`` or an empty dict: a call spread as ``func(*args, **{})`` (TFM_ARGS_003).
+NONE_OR_EMPTY: tuple[str, ...] = ("?",)
 
 
 @dataclass(frozen=True)
