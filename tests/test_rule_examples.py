@@ -1,12 +1,17 @@
-"""The per-rule example scenarios of ``spec/examples``: coverage, model agreement, reference_impl agreement.
+"""The per-rule example scenarios of ``spec/examples``: coverage, model agreement, implementation agreement.
 
-(a) every catalogue rule is named by at least one example; (b) the model agrees that each
-example exercises the rules it names; (c) reference_impl does what the model predicts for
-each example; (d) the loader turns every kind of broken file into a one-line ExampleError.
+(a) every catalogue rule is named by at least one example, and every rule that holds for the
+stack generation by a stack example of a version it holds for; (b) the model agrees that each
+example exercises the rules it names (predicted for the example's version); (c) reference_impl
+does what the model predicts for each 2022 example; (c') torch, when it is installed, does what
+the model predicts for each stack example of torch 2.x (``version`` absent or ``"2.x"``), except
+the known divergences, which must still diverge; (d) the loader turns every kind of broken file
+into a one-line ExampleError.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -14,7 +19,7 @@ from typing import Any
 import pytest
 
 import reference_impl
-from conformance.adapter import NamespaceAdapter
+from conformance.adapter import Adapter, NamespaceAdapter, load_adapter
 from conformance.compare import differences
 from conformance.runner import execute
 from spec.catalogue import load_catalogue
@@ -22,12 +27,52 @@ from spec.examples import Example, ExampleError, examples_for, load_examples
 from spec.model import predict, scenario_to_dict
 
 EXAMPLES = load_examples()
+CATALOGUE = load_catalogue()
 ADAPTER = NamespaceAdapter(reference_impl)
+TORCH_FOUND = importlib.util.find_spec("torch") is not None
+
+#: Stack examples on which torch 2.x does not do what the model predicts: name -> reason.
+#: (c') asserts that each still diverges, so an entry cannot outlive the divergence.
+TORCH_DIVERGENCES: dict[str, str] = {
+    "method_on_opted_out_subclass_under_mode": (
+        "torch 2.13 passes the opted-out class in types (types == (Opted,)) and, once the mode "
+        "returns NotImplemented, recurses without end (RecursionError) on a Tensor method; "
+        "TFM_TYPES_005 and the model say types == () and TypeError"
+    ),
+}
+
+#: Rules that hold for the stack generation but that no stack scenario can show: rule -> reason.
+#: The coverage tests check that no stack example names them, so an entry cannot go stale.
+STACK_INEXPRESSIBLE: dict[str, str] = {
+    "TFM_STACK_003": "set-up steps and handler pushes are nested with-blocks, so the stack is "
+                     "never empty when a mode exits; popping an empty stack needs an unbalanced exit",
+    "TFM_PUSH_009": "a stack scenario cannot put a BaseTorchFunctionMode instance on the stack",
+    "TFM_ERROR_007": "the stack profile of the model does not specify a mode handler that calls "
+                     "super().__torch_function__ (the action 'default' is Unspecified there)",
+}
+
+
+def _effective_version(example: Example) -> str | None:
+    """The version the example is checked for: its own, 2.x for other stack examples, None for 2022."""
+    if example.scenario.generation != "stack":
+        return None
+    return example.version or "2.x"
+
+
+def _param(example: Example) -> Any:
+    return pytest.param(example, id=example.name, marks=pytest.mark.rule(*example.rules))
 
 
 def _cases() -> list[Any]:
-    return [pytest.param(example, id=example.name, marks=pytest.mark.rule(*example.rules))
-            for example in EXAMPLES]
+    return [_param(example) for example in EXAMPLES]
+
+
+def _cases_2022() -> list[Any]:
+    return [_param(example) for example in EXAMPLES if example.scenario.generation == "2022"]
+
+
+def _cases_torch() -> list[Any]:
+    return [_param(example) for example in EXAMPLES if _effective_version(example) == "2.x"]
 
 
 # -- (a) coverage ---------------------------------------------------------------
@@ -35,19 +80,60 @@ def _cases() -> list[Any]:
 
 def test_every_rule_is_named_by_an_example() -> None:
     named = {rule for example in EXAMPLES for rule in example.rules}
-    uncovered = [rule for rule in load_catalogue().ids() if rule not in named]
+    uncovered = [rule for rule in CATALOGUE.ids() if rule not in named and rule not in STACK_INEXPRESSIBLE]
     assert not uncovered, f"rules without an example: {', '.join(uncovered)}"
 
 
+def test_every_stack_rule_is_named_by_a_stack_example_of_its_version() -> None:
+    uncovered = []
+    for rule in CATALOGUE.for_generation("stack"):
+        if rule.id in STACK_INEXPRESSIBLE:
+            continue
+        if not any(rule.id in example.rules and example.scenario.generation == "stack"
+                   and rule.applies_to("stack", _effective_version(example)) for example in EXAMPLES):
+            uncovered.append(rule.id)
+    assert not uncovered, f"stack rules without a stack example: {', '.join(uncovered)}"
+
+
+def test_inexpressible_stack_rules_are_current() -> None:
+    for rule_id, reason in STACK_INEXPRESSIBLE.items():
+        assert "stack" in CATALOGUE.by_id(rule_id).generations and reason
+        naming = [e.name for e in EXAMPLES if e.scenario.generation == "stack" and rule_id in e.rules]
+        assert not naming, (f"{rule_id} has stack examples ({', '.join(naming)}): "
+                            "drop it from STACK_INEXPRESSIBLE")
+
+
+def test_named_rules_hold_for_the_example() -> None:
+    wrong = [f"{example.name}: {rule}" for example in EXAMPLES for rule in example.rules
+             if not CATALOGUE.by_id(rule).applies_to(example.scenario.generation,
+                                                     _effective_version(example))]
+    assert not wrong, ("rules named by an example of a generation/version they do not hold for: "
+                       + "; ".join(wrong))
+
+
 def test_one_example_file_per_area() -> None:
-    areas = {area.name.lower() for area in load_catalogue().areas}
+    areas = {area.name.lower() for area in CATALOGUE.areas}
     assert {example.area for example in EXAMPLES} == areas
+
+
+def test_versions_only_on_stack_examples() -> None:
+    assert all(example.version in (None, "1.13", "2.x") for example in EXAMPLES)
+    assert all(example.version is None for example in EXAMPLES if example.scenario.generation != "stack")
+    assert any(example.version == "1.13" for example in EXAMPLES)
+
+
+def test_known_torch_divergences_are_stack_examples_for_2x() -> None:
+    by_name = {example.name: example for example in EXAMPLES}
+    for name, reason in TORCH_DIVERGENCES.items():
+        assert name in by_name, f"TORCH_DIVERGENCES names no example {name!r}"
+        assert _effective_version(by_name[name]) == "2.x" and reason
 
 
 def test_examples_for_finds_the_examples_naming_a_rule() -> None:
     names = [example.name for example in examples_for("TFM_PUSH_004")]
     assert "test_mode_stack" in names
     assert all("TFM_PUSH_004" in example.rules for example in examples_for("TFM_PUSH_004"))
+    assert "same_mode_entered_twice" in [example.name for example in examples_for("TFM_STACK_004")]
     with pytest.raises(KeyError):
         examples_for("TFM_NOPE_001")
 
@@ -61,15 +147,15 @@ def test_default_examples_are_cached() -> None:
 
 @pytest.mark.parametrize("example", _cases())
 def test_model_exercises_the_named_rules(example: Example) -> None:
-    exercised = predict(example.scenario).rules_exercised()
+    exercised = predict(example.scenario, example.version).rules_exercised()
     missing = [rule for rule in example.rules if rule not in exercised]
     assert not missing, f"{example.name}: the model's trace is decided by none of {missing}"
 
 
-# -- (c) reference_impl agrees with the model on each example ----------------------
+# -- (c) reference_impl agrees with the model on each 2022 example -----------------
 
 
-@pytest.mark.parametrize("example", _cases())
+@pytest.mark.parametrize("example", _cases_2022())
 def test_reference_impl_does_what_the_model_predicts(example: Example) -> None:
     expected = predict(example.scenario)
     try:
@@ -79,6 +165,32 @@ def test_reference_impl_does_what_the_model_predicts(example: Example) -> None:
     assert not leaked, leaked
     diff = differences(expected, observed, naming)
     assert not diff, "\n".join([json.dumps(scenario_to_dict(example.scenario)), *diff])
+
+
+# -- (c') torch 2.x agrees with the model on each stack example of 2.x ---------------
+
+if TORCH_FOUND:
+
+    @pytest.fixture(scope="module")
+    def torch_adapter() -> Adapter:
+        adapter = load_adapter("torch")
+        assert adapter.generation == "stack", f"torch {adapter.version} is not of the stack generation"
+        return adapter
+
+    @pytest.mark.parametrize("example", _cases_torch())
+    def test_torch_does_what_the_model_predicts(example: Example, torch_adapter: Adapter) -> None:
+        expected = predict(example.scenario, "2.x")
+        try:
+            observed, naming = execute(example.scenario, torch_adapter)
+        finally:
+            leaked = torch_adapter.reset()
+        assert not leaked, leaked
+        diff = differences(expected, observed, naming)
+        if example.name in TORCH_DIVERGENCES:
+            assert diff, (f"{example.name}: torch {torch_adapter.version} now does what the model "
+                          "predicts; remove it from TORCH_DIVERGENCES")
+            return
+        assert not diff, "\n".join([json.dumps(scenario_to_dict(example.scenario)), *diff])
 
 
 # -- (d) loader errors ---------------------------------------------------------------
@@ -91,6 +203,19 @@ title = "A mode's answer is final"
 [example.scenario]
 modes = [{ name = "M", behaviour = { return = 1 } }]
 setup = [{ push = "M" }]
+call = { func = "neg", args = ["plain"] }
+'''
+
+_STACK = '''
+[[example]]
+name = "ok_stack"
+rules = ["TFM_STACK_009"]
+title = "1.13 rejects a classmethod mode handler"
+version = "1.13"
+[example.scenario]
+generation = "stack"
+modes = [{ name = "C", behaviour = { return = 5 }, classmethod_handler = true }]
+setup = [{ enter = "C" }]
 call = { func = "neg", args = ["plain"] }
 '''
 
@@ -139,6 +264,15 @@ def _write(directory: Path, files: dict[str, str]) -> Path:
         pytest.param({"order.toml": "# nothing here\n"},
                      "order.toml: expected one or more [[example]] tables", id="no-examples"),
         pytest.param({}, "no *.toml example files", id="empty-directory"),
+        pytest.param({"stack.toml": _STACK.replace('version = "1.13"', 'version = "2.0"')},
+                     "example 'ok_stack': version must be '1.13' or '2.x', got '2.0'", id="bad-version"),
+        pytest.param({"stack.toml": _STACK.replace('version = "1.13"', "version = 1.13")},
+                     "example 'ok_stack': version must be '1.13' or '2.x', got 1.13",
+                     id="version-not-a-string"),
+        pytest.param({"order.toml": _GOOD.replace("[example.scenario]",
+                                                  'version = "2.x"\n[example.scenario]')},
+                     "example 'ok_example': version '2.x' is only for generation 'stack' scenarios",
+                     id="version-on-2022-example"),
     ],
 )
 def test_loader_errors_are_one_line(tmp_path: Path, files: dict[str, str], expected: str) -> None:
@@ -154,3 +288,11 @@ def test_loader_reads_a_good_file(tmp_path: Path) -> None:
     (example,) = load_examples(_write(tmp_path, {"order.toml": _GOOD}))
     assert (example.name, example.rules, example.area) == ("ok_example", ("TFM_ORDER_002",), "order")
     assert example.scenario.title == example.title
+    assert example.version is None
+
+
+def test_loader_reads_a_version(tmp_path: Path) -> None:
+    (example,) = load_examples(_write(tmp_path, {"stack.toml": _STACK}))
+    assert (example.name, example.version, example.scenario.generation) == ("ok_stack", "1.13", "stack")
+    (plain,) = load_examples(_write(tmp_path, {"stack.toml": _STACK.replace('version = "1.13"\n', "")}))
+    assert plain.version is None

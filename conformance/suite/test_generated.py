@@ -9,6 +9,7 @@ scenario shrunk to its simplest form with a snippet that reproduces it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 
@@ -37,7 +38,7 @@ def _breaks(rule_id: str, adapter: Adapter) -> object:
 
 @pytest.mark.parametrize("rule_id", RULES)
 def test_generated_scenarios(rule_id: str, sweep: Sweep, adapter: Adapter,
-                             record_property: pytest.RecordProperty) -> None:
+                             record_property: Callable[[str, object], None]) -> None:
     record = sweep.rules.get(rule_id, RuleRecord())
     record_property("exercised", record.exercised)
     if not record.failures:

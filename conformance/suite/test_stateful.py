@@ -13,14 +13,29 @@ from typing import Any
 
 import pytest
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from conformance.adapter import Adapter
 from conformance.compare import differences
 from conformance.runner import Run
 from spec.model.engine import Engine, ModelRaise
 from spec.model.functions import tensor_data
-from spec.model.scenario import Behaviour, ClassDecl, Forward, ModeDecl, NotImpl, Redispatch, Return, Scenario
+from spec.model.scenario import (
+    Behaviour,
+    ClassDecl,
+    Forward,
+    ModeDecl,
+    NotImpl,
+    Redispatch,
+    Return,
+    Scenario,
+)
 from spec.model.trace import Message, Raised, Returned, Trace
 from spec.model.values import SymTensor, to_value
 
@@ -136,4 +151,4 @@ def _machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
                   "TFM_ENABLE_003", "TFM_ENABLE_004", "TFM_ENABLE_005", "TFM_ENABLE_006", "TFM_ENABLE_007",
                   "TFM_SUBMODE_001", "TFM_REENTRY_002", "TFM_REENTRY_004", "TFM_REENTRY_006")
 def test_install_exit_and_call(adapter: Adapter) -> None:
-    run_state_machine_as_test(_machine(adapter))
+    run_state_machine_as_test(_machine(adapter))  # type: ignore[no-untyped-call]

@@ -43,8 +43,8 @@ def describe_event(event: Event, scenario: Scenario) -> str:
     if isinstance(event, WarningEmitted):
         return f"{event.category}: {event.message.render()}{_rules(event.rules)}"
     assert isinstance(event, HandlerRun)
-    kwargs = {None: "None", ("*",): "a dict", ("?",): "None or {}"}.get(
-        event.kwargs, "{" + ", ".join(event.kwargs or ()) + "}")
+    shown: dict[tuple[str, ...] | None, str] = {None: "None", ("*",): "a dict", ("?",): "None or {}"}
+    kwargs = shown.get(event.kwargs, "{" + ", ".join(event.kwargs or ()) + "}")
     bound = f", bound to {event.bound}" if event.bound else ""
     return (f"{event.role} {event.who}: __torch_function__({event.func}, types=({', '.join(event.types)}"
             f"{',' if len(event.types) == 1 else ''}), kwargs={kwargs}{bound}); current mode inside: "

@@ -63,16 +63,16 @@ class StackEngine(Engine):
         super().__init__(scenario)
 
     # The current mode is the top of the stack; 2.x's DisableTorchFunction keeps it from running.
-    @property
+    @property  # type: ignore[override]
     def current(self) -> ModeRef | None:
         return self.stack[-1] if self.stack else None
-
-    def active_mode(self) -> ModeRef | None:
-        return None if self.modes_off else self.current
 
     @current.setter
     def current(self, value: ModeRef | None) -> None:
         self.stack = [] if value is None else [value]
+
+    def active_mode(self) -> ModeRef | None:
+        return None if self.modes_off else self.current
 
     def run(self) -> Trace:
         trace = super().run()
