@@ -63,7 +63,7 @@ class StackEngine(Engine):
         super().__init__(scenario)
 
     # The current mode is the top of the stack; 2.x's DisableTorchFunction keeps it from running.
-    @property  # type: ignore[override]
+    @property
     def current(self) -> ModeRef | None:
         return self.stack[-1] if self.stack else None
 
