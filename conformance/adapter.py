@@ -42,6 +42,9 @@ class Adapter(Protocol):
     generation: Generation
     #: The optional features this implementation has (a subset of FEATURES).
     features: frozenset[str]
+    #: For the stack generation, whose behaviour it follows where torch versions differ:
+    #: ``"1.13"`` or ``"2.x"``; ``None`` for the 2022 generation.
+    stack_version: str | None
     #: ``Tensor``, ``TorchFunctionMode`` and ``BaseTorchFunctionMode``.
     Tensor: type
     TorchFunctionMode: type
@@ -53,6 +56,13 @@ class Adapter(Protocol):
     def func(self, name: str) -> Callable[..., Any]: ...
     def error_name(self, name: str) -> str: ...
     def current_mode(self) -> object: ...
+    def mode_stack(self) -> list[object]:
+        """The whole mode stack, bottom first (stack generation); the current mode in 2022."""
+        if self.generation == "stack":
+            return list(self.ns.overrides._get_current_function_mode_stack())
+        current = self.current_mode()
+        return [] if current is None else [current]
+
     def make_mode(self, cls: type) -> Any: ...
     def push(self, ctor: Callable[..., Any]) -> ContextManager[Any]: ...
     def enable(self, mode: object, replace: object = None,
@@ -129,6 +139,9 @@ class NamespaceAdapter:
         if _has(module, "_C.DisableTorchFunctionSubclass"):
             feats.add("disable-subclass")
         self.features = frozenset(feats)
+        self.stack_version: str | None = None
+        if self.generation == "stack":
+            self.stack_version = "1.13" if self.version.startswith("1.") else "2.x"
 
     # -- tensors and functions ----------------------------------------------
 
@@ -161,6 +174,13 @@ class NamespaceAdapter:
             return self.ns._C._get_torch_function_mode()
         stack = self.ns.overrides._get_current_function_mode_stack()
         return stack[-1] if stack else None
+
+    def mode_stack(self) -> list[object]:
+        """The whole mode stack, bottom first (stack generation); the current mode in 2022."""
+        if self.generation == "stack":
+            return list(self.ns.overrides._get_current_function_mode_stack())
+        current = self.current_mode()
+        return [] if current is None else [current]
 
     def make_mode(self, cls: type) -> Any:
         return cls(inner=None) if self.generation == "2022" else cls()

@@ -34,7 +34,7 @@ class Checked:
 def check(scenario: Scenario, adapter: Adapter, seconds: float = SCENARIO_SECONDS) -> Checked | None:
     """``None`` when no rule specifies what the scenario does (the model bounds it)."""
     try:
-        expected = predict(scenario)
+        expected = predict(scenario, getattr(adapter, "stack_version", None))
     except (Unbounded, Unspecified):
         return None
     try:
