@@ -37,7 +37,7 @@ from spec.model.scenario import (
     Return,
     Scenario,
 )
-from spec.model.stack import StackEngine
+from spec.model.stack import StackEngine, Version
 from spec.model.trace import Message, Raised, Returned, Trace
 from spec.model.values import ModeRef, SymTensor, to_value
 
@@ -164,7 +164,7 @@ def _machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
 
 
 def _stack_machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
-    version = "1.13" if adapter.stack_version == "1.13" else "2.x"
+    version: Version = "1.13" if adapter.stack_version == "1.13" else "2.x"
     scenario = replace_generation(SCENARIO)
 
     class ModeStackMachine(_Lockstep):
@@ -199,7 +199,7 @@ def _stack_machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
         @invariant()
         def same_stack(self) -> None:
             predicted = [m.label for m in self.model_stack.stack]
-            assert [self.impl.label(m) for m in adapter.mode_stack()] == predicted  # type: ignore[attr-defined]
+            assert [self.impl.label(m) for m in adapter.mode_stack()] == predicted
 
         def teardown(self) -> None:
             for model_cm, impl_cm in reversed(self.open):
