@@ -533,9 +533,7 @@ class Engine:
                 return self.call(h.func, h.args, h.kwargs)
         if isinstance(action, Default):
             if h.role == "mode" and h.mode is not None:
-                # super().__torch_function__ is wrapped too: it enables self.inner first.
-                with self.enable(self.inner.get(h.mode), None, False):
-                    raise ModelRaise("NotImplementedError", msg.plain(""), ("TFM_ERROR_007",))
+                return self.mode_super(h.mode)
             return self.default_handler(h.owner, h)
         if isinstance(action, Redispatch):
             if FUNCS[action.target].family != FUNCS[h.func].family:
@@ -560,6 +558,15 @@ class Engine:
             replace = self.resolve(action.replace)
         with self.enable(target, replace, action.ignore_preexisting):
             return self.perform(action.then, h)
+
+    def mode_super(self, mode: ModeRef) -> SymValue:
+        """TFM_ERROR_007: ``super().__torch_function__`` in a mode's handler.
+
+        In 2022 the base handler is wrapped by the metaclass too, so it enables
+        ``self.inner`` before it raises.
+        """
+        with self.enable(self.inner.get(mode), None, False):
+            raise ModelRaise("NotImplementedError", msg.plain(""), ("TFM_ERROR_007",))
 
     @contextmanager
     def reenter(self, h: Handler) -> Iterator[None]:

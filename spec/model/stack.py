@@ -169,6 +169,9 @@ class StackEngine(Engine):
         finally:
             self.stack.append(popped)  # TFM_STACK_006: back on top of the stack as it is now
 
+    def mode_super(self, mode: ModeRef) -> SymValue:
+        raise ModelRaise("NotImplementedError", msg.plain(""), ("TFM_ERROR_007",))
+
     def _stack_origin_rules(self) -> tuple[str, ...]:
         return {"mode": ("TFM_STACK_005",), "reenter": ("TFM_STACK_007",)}.get(self.origin.kind, ())
 
