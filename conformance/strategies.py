@@ -90,7 +90,8 @@ def mode_actions(generation: Generation, modes: tuple[str, ...],
 
 
 @st.composite
-def scenarios(draw: st.DrawFn, generation: Generation = "2022") -> Scenario:
+def scenarios(draw: st.DrawFn, generation: Generation = "2022",
+              features: frozenset[str] = frozenset({"disable-subclass"})) -> Scenario:
     """A scenario: subclass hierarchies, modes, nested set-up and one call."""
     n_classes: int = draw(st.sampled_from((2, 3, 1, 4, 5, 0, 2, 3)))
     classes: list[ClassDecl] = []
@@ -122,7 +123,7 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022") -> Scenario:
         for name in mode_names
     )
     length: int = draw(st.sampled_from((2, 1, 3, 2, 1, 0) if mode_names else (0, 1)))
-    step = _steps(generation, mode_names, tensor_classes)
+    step = _steps(generation, mode_names, tensor_classes, "disable-subclass" in features)
     setup = tuple(draw(step) for _ in range(length))
     call = draw(calls(class_names, tensor_classes))
     if draw(st.integers(0, 9)) == 0:
@@ -131,10 +132,10 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022") -> Scenario:
 
 
 @functools.cache
-def _steps(generation: Generation, modes: tuple[str, ...],
-           classes: tuple[str, ...]) -> st.SearchStrategy[Step]:
+def _steps(generation: Generation, modes: tuple[str, ...], classes: tuple[str, ...],
+           disable_subclass: bool = True) -> st.SearchStrategy[Step]:
     options: list[st.SearchStrategy[Step]] = []
-    if generation == "stack":
+    if generation == "stack" and disable_subclass:
         options.append(st.builds(Disable, st.just(True)))
     if modes and generation == "2022":
         options += [st.builds(Push, st.sampled_from(modes))] * 6

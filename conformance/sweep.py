@@ -42,7 +42,7 @@ def run_sweep(adapter: Adapter, generation: Generation, max_examples: int | None
     examples = max_examples if max_examples is not None else current.max_examples
 
     @settings(current, max_examples=examples, database=None, phases=(Phase.generate,))
-    @given(scenarios(generation))
+    @given(scenarios(generation, adapter.features))
     def one(scenario: Scenario) -> None:
         result.examples += 1
         try:

@@ -100,6 +100,8 @@ class StackEngine(Engine):
             with self.entered(ModeRef("inst", step.mode, 0)) as rules:
                 yield rules
         elif isinstance(step, Disable):
+            if step.subclass_only and self.version == "1.13":
+                raise Unspecified("torch 1.13 has no DisableTorchFunctionSubclass")
             guard = self.disable() if step.subclass_only else self.disable_torch_function()
             with guard:
                 yield ("TFM_STACK_011",) if step.subclass_only else self._disable_rules()
