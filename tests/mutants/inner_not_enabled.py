@@ -1,0 +1,17 @@
+"""Mutant: the metaclass wrapper runs the handler without making ``self.inner`` current."""
+
+from tests.mutants._build import Mutation, install
+
+RULE = "TFM_REENTRY_004"
+BUG = "the TorchFunctionModeMeta wrapper does not install self.inner while the handler runs"
+
+MUTATIONS = (
+    Mutation(
+        "overrides.py",
+        "        with enable_torch_function_mode(self.inner):\n"
+        "            return handler(self, *args, **kwargs)\n",
+        "        return handler(self, *args, **kwargs)\n",
+    ),
+)
+
+install(__name__, RULE, BUG, MUTATIONS)

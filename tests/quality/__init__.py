@@ -1,0 +1,1 @@
+"""The suite tests itself: mutants of reference_impl must be caught."""

@@ -1,0 +1,173 @@
+"""A conformance run fails each mutant on the rule that names its bug; reference_impl passes.
+
+Each implementation is certified in its own subprocess, exactly as a user would run it::
+
+    python -m pytest --pyargs conformance.suite -p conformance.plugin --impl IMPL \\
+        --reports-dir DIR -q -p no:cacheprovider --hypothesis-profile dev --hypothesis-seed 0
+
+and the test reads ``DIR/certificate.json``. The seed is fixed so that verdicts do not vary
+from run to run, and each run gets its own hypothesis storage directory (the dev profile keeps
+an example database), so no run replays another implementation's failures.
+
+The runs are started together (as many at a time as there are CPUs) the first time a test here
+needs one, so the wall time is about the total divided by the CPU count; each run's time is
+printed in the "mutants" section of the terminal summary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spec.catalogue import load_catalogue
+from tests.mutants import MUTANTS
+
+from .conftest import SUMMARY_KEY
+
+REPO = Path(__file__).resolve().parents[2]
+PROFILE = "dev"
+SEED = "0"
+#: Seconds one certification run may take before it counts as hung.
+TIMEOUT = 1800
+REFERENCE = "reference_impl"
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """One finished certification run."""
+
+    impl: str
+    returncode: int
+    seconds: float
+    certificate: dict[str, Any] | None
+    output: str
+
+    def verdicts(self) -> dict[str, str]:
+        assert self.certificate is not None
+        return {rule_id: entry["verdict"] for rule_id, entry in self.certificate["rules"].items()}
+
+    def failed(self) -> list[str]:
+        return sorted(r for r, v in self.verdicts().items() if v == "fail")
+
+    def why(self, rule_id: str) -> str:
+        assert self.certificate is not None
+        failures = self.certificate["rules"][rule_id].get("failures", [])
+        return "\n".join(f"  {f['test']}: {f['message'].splitlines()[0] if f['message'] else ''}"
+                         for f in failures[:3])
+
+    def tail(self) -> str:
+        return "\n".join(self.output.splitlines()[-40:])
+
+
+def suite_command(impl: str, reports_dir: Path) -> list[str]:
+    return [sys.executable, "-m", "pytest", "--pyargs", "conformance.suite",
+            "-p", "conformance.plugin", "--impl", impl, "--reports-dir", str(reports_dir),
+            "-q", "-p", "no:cacheprovider", "--hypothesis-profile", PROFILE,
+            "--hypothesis-seed", SEED]
+
+
+def certify(impl: str, workdir: Path) -> SuiteRun:
+    """Run the suite on ``impl`` in a subprocess (from the repository root) and read the result."""
+    reports = workdir / "reports"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TFMODE_"))}
+    env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(workdir / ".hypothesis")
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(suite_command(impl, reports), cwd=REPO, env=env, text=True,
+                              capture_output=True, timeout=TIMEOUT, check=False)
+        returncode, output = proc.returncode, proc.stdout + proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        partial = exc.stdout if isinstance(exc.stdout, str) else ""
+        returncode, output = -1, f"timed out after {TIMEOUT}s\n{partial}"
+    seconds = time.perf_counter() - start
+    path = reports / "certificate.json"
+    certificate = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+    return SuiteRun(impl, returncode, seconds, certificate, output)
+
+
+class _Runs:
+    """Starts every certification this session selected, together, the first time one is needed."""
+
+    def __init__(self, impls: list[str], factory: pytest.TempPathFactory) -> None:
+        self.impls, self.factory = impls, factory
+        self.pool: ThreadPoolExecutor | None = None
+        self.futures: dict[str, Future[SuiteRun]] = {}
+
+    def get(self, impl: str) -> SuiteRun:
+        if self.pool is None:
+            self.pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
+            for name in self.impls:
+                workdir = self.factory.mktemp(name.rpartition(".")[2])
+                self.futures[name] = self.pool.submit(certify, name, workdir)
+        if impl not in self.futures:
+            assert self.pool is not None
+            self.futures[impl] = self.pool.submit(certify, impl, self.factory.mktemp("extra"))
+        return self.futures[impl].result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.fixture(scope="module")
+def runs(request: pytest.FixtureRequest,
+         tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Runs]:
+    selected: list[str] = []
+    for item in request.session.items:
+        if getattr(item, "module", None) is not request.module:
+            continue
+        callspec = getattr(item, "callspec", None)
+        impl = f"tests.mutants.{callspec.params['name']}" if callspec else REFERENCE
+        if impl not in selected:
+            selected.append(impl)
+    pool = _Runs(selected, tmp_path_factory)
+    yield pool
+    pool.close()
+
+
+def test_reference_impl_passes_every_must_rule(
+    runs: _Runs, record_property: Callable[[str, object], None]
+) -> None:
+    run = runs.get(REFERENCE)
+    record_property(SUMMARY_KEY, f"{'(reference_impl)':34} {'':16} certified in {run.seconds:6.1f}s")
+    assert run.certificate is not None, f"no certificate (exit {run.returncode})\n{run.tail()}"
+    verdicts = run.verdicts()
+    must = [r.id for r in load_catalogue().for_generation("2022") if r.level.startswith("MUST")]
+    not_passed = {r: verdicts.get(r, "missing") for r in must if verdicts.get(r) != "pass"}
+    assert not not_passed, "\n".join(
+        [f"reference_impl does not pass every MUST rule: {not_passed}"]
+        + [run.why(r) for r in not_passed if verdicts.get(r) == "fail"])
+    assert run.certificate["level"]["reached"] in ("MUST", "SHOULD")
+    assert run.returncode == 0, run.tail()
+
+
+@pytest.mark.parametrize("name", list(MUTANTS))
+def test_the_suite_fails_the_mutant_on_its_rule(
+    name: str, runs: _Runs, record_property: Callable[[str, object], None]
+) -> None:
+    rule = MUTANTS[name]
+    run = runs.get(f"tests.mutants.{name}")
+    assert run.certificate is not None, f"no certificate (exit {run.returncode})\n{run.tail()}"
+    verdicts = run.verdicts()
+    failed = run.failed()
+    others = [r for r in failed if r != rule]
+    record_property(SUMMARY_KEY, f"{name:34} {rule:16} certified in {run.seconds:6.1f}s: "
+                                 f"{rule} {verdicts.get(rule, 'missing')}; also failed "
+                                 f"{len(others)}: {' '.join(others)}")
+    print(f"{name}: {rule} -> {verdicts.get(rule, 'missing')} ({run.seconds:.1f}s); "
+          f"other failed rules: {others}")
+    assert verdicts.get(rule) == "fail", (
+        f"{name} breaks {rule} but the certificate says {verdicts.get(rule, 'missing')!r}; "
+        f"failed rules: {failed}")
+    assert run.certificate["level"]["reached"] == "none"
+    assert run.returncode != 0
