@@ -1,0 +1,114 @@
+"""``python -m conformance``: compare two implementations (diff) or write a reproduction (snippet)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .adapter import Adapter, load_adapter
+
+_EPILOG = """\
+examples:
+  python -m conformance diff --impl reference_impl --impl my_torchlike --examples 500 --seed 1
+  python -m conformance snippet spec/examples/mode_stack.toml --impl reference_impl
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m conformance",
+        description="Tools of the tfmode-conformance suite (the suite itself runs under pytest: "
+                    "pytest --pyargs conformance.suite --impl MODULE).",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    diff = sub.add_parser(
+        "diff", help="run the same generated scenarios on two implementations and print the "
+                     "minimal scenarios where they behave differently",
+        description="Run the same generated scenarios on implementations A and B (translated "
+                    "between generations where they differ) and print, for each distinct "
+                    "difference, a minimal scenario, what A and B did, and the rules that decide "
+                    "it. Exit status: 0 no difference, 1 differences, 2 usage error.")
+    diff.add_argument("--impl", action="append", required=True, metavar="SPEC",
+                      help="MODULE or pkg.mod:ATTR; give it twice (A, then B)")
+    diff.add_argument("--examples", type=int, default=300, metavar="N",
+                      help="scenarios to generate (default 300)")
+    diff.add_argument("--seed", type=int, default=None, metavar="S",
+                      help="hypothesis seed, for a reproducible search")
+    diff.add_argument("--max-report", type=int, default=5, metavar="K",
+                      help="print at most K differences (default 5)")
+    snip = sub.add_parser("snippet", help="print a Python script reproducing a scenario file",
+                          description="Print a self-contained script that runs the scenario "
+                                      "(TOML or JSON) on the implementation and prints what "
+                                      "each handler sees.")
+    snip.add_argument("scenario", type=Path, metavar="FILE")
+    snip.add_argument("--impl", default="reference_impl", metavar="SPEC",
+                      help="MODULE or pkg.mod:ATTR (default reference_impl)")
+    return parser
+
+
+def _load(spec: str) -> Adapter:
+    try:
+        return load_adapter(spec)
+    except Exception as exc:
+        raise _UsageError(" ".join(str(exc).split())) from None
+
+
+class _UsageError(Exception):
+    """A one-line problem with the command line (exit status 2)."""
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from .diff import find_differences, render
+
+    if len(args.impl) != 2:
+        raise _UsageError(f"diff needs --impl exactly twice (got {len(args.impl)})")
+    if args.examples < 1 or args.max_report < 1:
+        raise _UsageError("--examples and --max-report must be at least 1")
+    spec_a, spec_b = args.impl
+    a, b = _load(spec_a), _load(spec_b)
+    print(f"A = {spec_a} ({a.name} {a.version}, generation {a.generation})")
+    print(f"B = {spec_b} ({b.name} {b.version}, generation {b.generation})")
+    seed = "random" if args.seed is None else args.seed
+    print(f"{args.examples} generated scenarios, seed {seed}")
+    findings = find_differences(a, b, args.examples, args.seed)
+    if not findings:
+        print("no differences found")
+        return 0
+    shown = findings[: args.max_report]
+    for i, finding in enumerate(shown, start=1):
+        print()
+        print(render(finding, i, len(findings), spec_a, spec_b))
+    if len(findings) > len(shown):
+        print(f"\n... and {len(findings) - len(shown)} more distinct difference(s) "
+              f"(--max-report {len(findings)} shows them)")
+    print(f"\n{len(findings)} distinct difference(s)")
+    return 1
+
+
+def _snippet(args: argparse.Namespace) -> int:
+    from spec.model import ScenarioError, load_scenario
+
+    from .snippet import snippet
+
+    try:
+        scenario = load_scenario(args.scenario)
+    except ScenarioError as exc:
+        raise _UsageError(str(exc)) from None
+    adapter = _load(args.impl)
+    sys.stdout.write(snippet(scenario, args.impl, adapter.generation))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return _diff(args) if args.command == "diff" else _snippet(args)
+    except _UsageError as exc:
+        print(f"python -m conformance {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,278 @@
+"""The conformance certificate: its JSON Schema, how it is built, and how it is written atomically."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+import platform
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import hypothesis
+import pytest
+
+import conformance
+from spec.catalogue import Catalogue
+
+from .report import VERDICTS
+
+__all__ = [
+    "CERTIFICATE_SCHEMA",
+    "SCHEMA_VERSION",
+    "build_certificate",
+    "spec_version",
+    "validate_certificate",
+    "write_atomically",
+]
+
+#: Bumped whenever the certificate's shape changes incompatibly.
+SCHEMA_VERSION: Final = 1
+
+_ID: Final = r"^TFM_[A-Z]+_\d{3}$"
+_STR: Final[dict[str, Any]] = {"type": "string"}
+
+_FAILURE: Final[dict[str, Any]] = {
+    "type": "object",
+    "description": "One failing test of the rule.",
+    "required": ["test", "message"],
+    "additionalProperties": False,
+    "properties": {
+        "test": {"type": "string", "description": "pytest node ID"},
+        "message": {"type": "string", "description": "first lines of the failure, addresses blanked"},
+        "scenario": {"type": ["object", "string"],
+                     "description": "the (shrunk) scenario, as spec.model.scenario_to_dict gives it"},
+        "snippet": {"type": "string", "description": "a self-contained Python reproduction"},
+        "examples": {"type": "integer", "minimum": 0, "description": "examples the test ran"},
+    },
+}
+
+_RULE: Final[dict[str, Any]] = {
+    "type": "object",
+    "description": "One catalogue rule and its verdict. No times or durations: for a fixed "
+                   "seed two runs give identical rule entries.",
+    "required": ["level", "generations", "title", "verdict", "tests", "failures"],
+    "additionalProperties": False,
+    "properties": {
+        "level": {"enum": ["MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY"]},
+        "generations": {"type": "array", "items": {"enum": ["2022", "stack"]}, "minItems": 1},
+        "title": _STR,
+        "verdict": {"enum": list(VERDICTS),
+                    "description": "pass: a test passed and none failed; fail; expected_failure: "
+                                   "failed and listed in the expected-failures file; "
+                                   "not_applicable: not for this generation or all its tests "
+                                   "were not applicable; untested: no test ran"},
+        "tests": {"type": "array", "items": _STR, "description": "node IDs of its tests"},
+        "expected_failure_reason": _STR,
+        "failures": {"type": "array", "items": {"$ref": "#/$defs/failure"}},
+    },
+}
+
+#: JSON Schema (draft 2020-12) of ``certificate.json``.
+CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "tfmode-conformance certificate",
+    "description": "What one conformance run established about one implementation of "
+                   "__torch_function__ modes, rule by rule.",
+    "type": "object",
+    "required": ["schema_version", "suite_version", "spec_version", "generated_at",
+                 "implementation", "environment", "hypothesis", "certify", "level", "summary",
+                 "stale_expected_failures", "rules"],
+    "additionalProperties": False,
+    "properties": {
+        "schema_version": {"const": SCHEMA_VERSION},
+        "suite_version": {"type": "string", "description": "conformance.__version__"},
+        "spec_version": {
+            "type": "object",
+            "required": ["version", "rules", "digest"],
+            "additionalProperties": False,
+            "properties": {
+                "version": _STR,
+                "rules": {"type": "integer", "minimum": 1, "description": "catalogue size"},
+                "digest": {"type": "string", "pattern": r"^sha256:[0-9a-f]{64}$",
+                           "description": "hash of every rule's ID, level, generations and "
+                                          "statement"},
+            },
+        },
+        "generated_at": {"type": "string", "description": "UTC, ISO 8601; the only time stamp"},
+        "implementation": {
+            "type": "object",
+            "required": ["name", "version", "generation", "features"],
+            "additionalProperties": False,
+            "properties": {
+                "name": _STR, "version": _STR, "generation": {"enum": ["2022", "stack"]},
+                "features": {"type": "array", "items": _STR},
+            },
+        },
+        "environment": {
+            "type": "object",
+            "required": ["python", "platform", "pytest", "hypothesis"],
+            "additionalProperties": False,
+            "properties": {"python": _STR, "platform": _STR, "pytest": _STR, "hypothesis": _STR},
+        },
+        "hypothesis": {
+            "type": "object",
+            "required": ["profile", "seed", "derandomize"],
+            "additionalProperties": False,
+            "properties": {"profile": _STR, "seed": {"type": ["string", "null"]},
+                           "derandomize": {"type": "boolean"}},
+        },
+        "certify": {"type": "boolean", "description": "the run was made with --certify"},
+        "level": {
+            "type": "object",
+            "description": "MUST: every MUST (NOT) rule passes or does not apply; SHOULD: so do "
+                           "the SHOULD (NOT) rules; features: declared optional features whose "
+                           "rules all pass (listed once MUST is reached)",
+            "required": ["reached", "features"],
+            "additionalProperties": False,
+            "properties": {"reached": {"enum": ["none", "MUST", "SHOULD"]},
+                           "features": {"type": "array", "items": _STR}},
+        },
+        "summary": {
+            "type": "object",
+            "required": list(VERDICTS),
+            "additionalProperties": False,
+            "properties": {v: {"type": "integer", "minimum": 0} for v in VERDICTS},
+        },
+        "stale_expected_failures": {"type": "array", "items": {"type": "string", "pattern": _ID}},
+        "rules": {"type": "object", "propertyNames": {"pattern": _ID},
+                  "additionalProperties": {"$ref": "#/$defs/rule"}},
+    },
+    "$defs": {"rule": _RULE, "failure": _FAILURE},
+}
+
+
+def spec_version(catalogue: Catalogue) -> dict[str, Any]:
+    """The suite version, the catalogue's size and a digest of its normative content."""
+    digest = hashlib.sha256()
+    for rule in catalogue.rules:
+        digest.update("\x1f".join([rule.id, rule.level, ",".join(rule.generations),
+                                   rule.statement]).encode())
+        digest.update(b"\x1e")
+    return {"version": conformance.__version__, "rules": len(catalogue),
+            "digest": f"sha256:{digest.hexdigest()}"}
+
+
+def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any],
+                      hypothesis_settings: Mapping[str, Any], certify: bool,
+                      level: Mapping[str, Any], summary: Mapping[str, int],
+                      rules: Mapping[str, Any], stale: Sequence[str],
+                      generated_at: str | None = None) -> dict[str, Any]:
+    """The certificate document (see :data:`CERTIFICATE_SCHEMA`)."""
+    now = generated_at or datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "suite_version": conformance.__version__,
+        "spec_version": spec_version(catalogue),
+        "generated_at": now,
+        "implementation": {
+            "name": str(implementation["name"]),
+            "version": str(implementation["version"]),
+            "generation": str(implementation["generation"]),
+            "features": sorted(implementation["features"]),
+        },
+        "environment": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "pytest": pytest.__version__,
+            "hypothesis": hypothesis.__version__,
+        },
+        "hypothesis": dict(hypothesis_settings),
+        "certify": certify,
+        "level": dict(level),
+        "summary": dict(summary),
+        "stale_expected_failures": list(stale),
+        "rules": dict(rules),
+    }
+
+
+def write_atomically(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same directory and os.replace.
+
+    A crash at any point leaves either the old file or the new one, never half of one, and
+    no temporary file behind.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a report is for everyone to read
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def dumps(document: Mapping[str, Any]) -> str:
+    """The JSON text written for a certificate or a badge."""
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+# -- a small validator: the subset of JSON Schema that CERTIFICATE_SCHEMA uses ------------------
+
+_TYPES: Final[dict[str, tuple[type, ...]]] = {
+    "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
+    "integer": (int,), "number": (int, float), "null": (type(None),),
+}
+
+
+def _is(value: object, kind: str) -> bool:
+    if kind in ("integer", "number") and isinstance(value, bool):
+        return False
+    return isinstance(value, _TYPES[kind])
+
+
+def _validate(value: Any, schema: Mapping[str, Any], where: str, root: Mapping[str, Any],
+              errors: list[str]) -> None:
+    if "$ref" in schema:
+        name = schema["$ref"].removeprefix("#/$defs/")
+        _validate(value, root["$defs"][name], where, root, errors)
+        return
+    kinds = schema.get("type")
+    if kinds is not None:
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        if not any(_is(value, k) for k in kinds):
+            errors.append(f"{where}: expected {' or '.join(kinds)}, got {type(value).__name__}")
+            return
+    if "const" in schema and value != schema["const"]:
+        errors.append(f"{where}: expected {schema['const']!r}")
+    if "enum" in schema and value not in schema["enum"]:
+        errors.append(f"{where}: {value!r} is not one of {schema['enum']}")
+    if "pattern" in schema and isinstance(value, str) and not re.search(schema["pattern"], value):
+        errors.append(f"{where}: {value!r} does not match {schema['pattern']!r}")
+    if "minimum" in schema and _is(value, "number") and value < schema["minimum"]:
+        errors.append(f"{where}: {value} is below {schema['minimum']}")
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            errors.append(f"{where}: fewer than {schema['minItems']} items")
+        for i, item in enumerate(value):
+            if "items" in schema:
+                _validate(item, schema["items"], f"{where}[{i}]", root, errors)
+    if isinstance(value, dict):
+        errors.extend(f"{where}.{k}: missing" for k in schema.get("required", ()) if k not in value)
+        props: Mapping[str, Any] = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        for key, item in value.items():
+            if "propertyNames" in schema:
+                _validate(key, schema["propertyNames"], f"{where} key {key!r}", root, errors)
+            if key in props:
+                _validate(item, props[key], f"{where}.{key}", root, errors)
+            elif extra is False:
+                errors.append(f"{where}.{key}: unknown field")
+            elif isinstance(extra, dict):
+                _validate(item, extra, f"{where}.{key}", root, errors)
+
+
+def validate_certificate(document: Any, schema: Mapping[str, Any] = CERTIFICATE_SCHEMA) -> list[str]:
+    """Every way ``document`` breaks ``schema`` (empty: it is valid)."""
+    errors: list[str] = []
+    _validate(document, schema, "$", schema, errors)
+    return errors

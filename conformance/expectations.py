@@ -1,0 +1,69 @@
+"""The implementer's expected-failures file: TOML tables keyed by rule ID, each with a reason."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Collection, Mapping
+from pathlib import Path
+
+__all__ = ["ExpectationsError", "load_expectations", "parse_expectations", "stale_entries"]
+
+#: The keys of an entry: the reason (required) and a reproduction (optional, for readers).
+_KEYS = ("reason", "snippet")
+#: Verdicts under which an expected-failure entry is in use (see :mod:`conformance.report`).
+_FAILING = ("fail", "expected_failure")
+
+
+class ExpectationsError(ValueError):
+    """The expected-failures file cannot be used; the message is one line naming the problem."""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def parse_expectations(text: str, known: Collection[str], where: str = "<text>") -> dict[str, str]:
+    """``{rule_id: reason}`` from the TOML ``text``; ``known`` is the set of valid rule IDs.
+
+    Each entry is a table with a non-empty ``reason`` and, optionally, a ``snippet`` (a
+    minimal reproduction for readers of the file); any other key is an error.
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ExpectationsError(f"{where}: invalid TOML: {_one_line(str(exc))}") from None
+    out: dict[str, str] = {}
+    for rule_id, entry in data.items():
+        if rule_id not in known:
+            raise ExpectationsError(f"{where}: unknown rule ID {rule_id!r}")
+        if not isinstance(entry, dict):
+            raise ExpectationsError(f"{where}: [{rule_id}] must be a table with a reason")
+        unknown = sorted(set(entry) - set(_KEYS))
+        if unknown:
+            raise ExpectationsError(f"{where}: [{rule_id}] has unknown key {unknown[0]!r} "
+                                    f"(allowed: {', '.join(_KEYS)})")
+        if "snippet" in entry and not isinstance(entry["snippet"], str):
+            raise ExpectationsError(f"{where}: [{rule_id}] snippet must be a string")
+        reason = entry.get("reason")
+        if reason is None:
+            raise ExpectationsError(f"{where}: [{rule_id}] has no reason")
+        if not isinstance(reason, str) or not reason.strip():
+            raise ExpectationsError(f"{where}: [{rule_id}] reason must be a non-empty string")
+        out[rule_id] = _one_line(reason)
+    return out
+
+
+def load_expectations(path: str | Path, known: Collection[str]) -> dict[str, str]:
+    """Read and check the expected-failures file at ``path``."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problem = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ExpectationsError(f"{path}: cannot read the expected-failures file: "
+                                f"{_one_line(problem)}") from None
+    return parse_expectations(text, known, str(path))
+
+
+def stale_entries(expected: Mapping[str, str], verdicts: Mapping[str, str]) -> list[str]:
+    """Entries whose rule did not fail in this run, in file order."""
+    return [rule_id for rule_id in expected if verdicts.get(rule_id) not in _FAILING]

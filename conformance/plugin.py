@@ -1,0 +1,583 @@
+"""The pytest plugin of the conformance suite: options, the adapter fixture, verdicts and reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import settings
+from hypothesis.errors import InvalidArgument
+
+import conformance
+from spec.catalogue import Catalogue, CatalogueError, load_catalogue
+
+from . import profiles
+from .adapter import FEATURES, Adapter, load_adapter
+from .certificate import build_certificate, dumps, spec_version, write_atomically
+from .expectations import ExpectationsError, load_expectations, stale_entries
+from .report import (
+    MUST_LEVELS,
+    Failure,
+    RuleVerdict,
+    TestOutcome,
+    aggregate,
+    badge,
+    level_reached,
+    normalise,
+    rule_entries,
+    summary,
+    terminal_lines,
+)
+
+SUITE = "conformance.suite"
+NOT_APPLICABLE = "not applicable: "
+DEFAULT_IMPL = "reference_impl"
+DEFAULT_TIMEOUT = 60.0
+_GENERATIONS = ("2022", "stack")
+
+
+@dataclass
+class _State:
+    """Everything the plugin knows about one pytest run (kept in ``config.stash``)."""
+
+    active: bool = False
+    early: bool = False
+    spec: str = DEFAULT_IMPL
+    adapter: Adapter | None = None
+    catalogue: Catalogue = field(default_factory=lambda: Catalogue(()))
+    certify: bool = False
+    expected: dict[str, str] = field(default_factory=dict)
+    expected_path: str | None = None
+    reports_dir: Path = Path("reports")
+    timeout: float = DEFAULT_TIMEOUT
+    profile: str = ""
+    seed: str | None = None
+    derandomize: bool = False
+    junit_tmp: Path | None = None
+    outcomes: dict[str, TestOutcome] = field(default_factory=dict)
+    coverage: dict[str, list[str]] = field(default_factory=dict)
+    generations: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    feature_rules: dict[str, set[str]] = field(default_factory=dict)
+    not_applicable: set[str] = field(default_factory=set)
+    leaks: dict[str, list[str]] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+
+
+_KEY = pytest.StashKey[_State]()
+
+
+def _state(config: pytest.Config) -> _State:
+    state = config.stash.get(_KEY, None)
+    if state is None:
+        state = config.stash[_KEY] = _State()
+    return state
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+#: The name of this plugin's pytest11 entry point (pyproject.toml).
+ENTRY_POINT = "tfmode_conformance"
+
+
+def pytest_plugin_registered(plugin: object, manager: pytest.PytestPluginManager) -> None:
+    """Loaded as ``-p conformance.plugin`` where the package is installed too: block the entry
+    point, which would register this same module a second time (pluggy refuses that)."""
+    if plugin is sys.modules.get(__name__) and manager.get_name(plugin) != ENTRY_POINT:
+        manager.set_blocked(ENTRY_POINT)
+
+
+# -- options and activation ------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("tfmode-conformance", "tfmode-conformance (certify a mode implementation)")
+    group.addoption("--impl", dest="tfmode_impl", metavar="SPEC", default=None,
+                    help="implementation under test: MODULE (a torch-like namespace) or "
+                         f"pkg.mod:ATTR (an adapter); env TFMODE_IMPL; default {DEFAULT_IMPL}")
+    group.addoption("--certify", dest="tfmode_certify", action="store_true", default=False,
+                    help="certification run: the certify hypothesis profile, no expected "
+                         "failures on MUST rules, non-zero exit if a MUST rule fails or is untested")
+    group.addoption("--expected-failures", dest="tfmode_expected", metavar="PATH", default=None,
+                    help="TOML file of rules expected to fail, each with a reason; "
+                         "env TFMODE_EXPECTED_FAILURES")
+    group.addoption("--reports-dir", dest="tfmode_reports", metavar="DIR", default=None,
+                    help="where certificate.json, badge.json and junit.xml go; env TFMODE_REPORTS; "
+                         "default reports")
+    group.addoption("--rule-timeout", dest="tfmode_timeout", metavar="SECONDS", type=float,
+                    default=None, help=f"per-test time limit (default {DEFAULT_TIMEOUT:g})")
+
+
+def _names_suite(config: pytest.Config) -> bool:
+    for arg in config.args:
+        base = arg.split("::")[0]
+        if base == SUITE or base.startswith(SUITE + "."):
+            return True
+        if _in_suite_dir(Path(config.invocation_params.dir, base)):
+            return True
+    return False
+
+
+def _in_suite_dir(path: Path) -> bool:
+    parts = path.resolve().parts
+    return any(parts[i:i + 2] == ("conformance", "suite") for i in range(len(parts) - 1))
+
+
+def _from_suite(item: pytest.Item) -> bool:
+    name = str(getattr(getattr(item, "module", None), "__name__", ""))
+    return name == SUITE or name.startswith(SUITE + ".") or _in_suite_dir(item.path)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "rule(*ids): the spec rule IDs a test checks")
+    config.addinivalue_line("markers", "generation(name): the test is for one generation only")
+    config.addinivalue_line("markers", "feature(*names): the test needs optional adapter features")
+    state = _state(config)
+    if (config.getoption("tfmode_impl") is not None or config.getoption("tfmode_certify")
+            or _names_suite(config)):
+        _activate(config, state, early=True)
+
+
+def _activate(config: pytest.Config, state: _State, early: bool) -> None:
+    """Load the implementation, the catalogue and the expectations; choose the profile."""
+    state.active, state.early = True, early
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        raise pytest.UsageError("a conformance run gathers its verdicts in one process: "
+                                "drop -n/--numprocesses (pytest-xdist)")
+    state.certify = bool(config.getoption("tfmode_certify"))
+    state.spec = config.getoption("tfmode_impl") or os.environ.get("TFMODE_IMPL") or DEFAULT_IMPL
+    try:
+        state.adapter = load_adapter(state.spec)
+    except Exception as exc:  # AdapterError, or anything an odd adapter factory raises
+        raise pytest.UsageError(_one_line(exc)) from None
+    try:
+        state.catalogue = load_catalogue()
+    except CatalogueError as exc:
+        raise pytest.UsageError(_one_line(exc)) from None
+    path = config.getoption("tfmode_expected") or os.environ.get("TFMODE_EXPECTED_FAILURES")
+    if path:
+        state.expected_path = str(path)
+        try:
+            state.expected = load_expectations(path, state.catalogue.ids())
+        except ExpectationsError as exc:
+            raise pytest.UsageError(_one_line(exc)) from None
+    if state.certify:
+        must = [r for r in state.expected if state.catalogue.by_id(r).level in MUST_LEVELS]
+        if must:
+            raise pytest.UsageError(f"--certify refuses expected failures on MUST rules: "
+                                    f"{', '.join(must)} (in {state.expected_path})")
+    reports = config.getoption("tfmode_reports") or os.environ.get("TFMODE_REPORTS") or "reports"
+    state.reports_dir = Path(config.invocation_params.dir, reports)
+    state.timeout = config.getoption("tfmode_timeout") or DEFAULT_TIMEOUT
+    _choose_profile(config, state)
+    worker = hasattr(config, "workerinput")
+    if (early and not worker and hasattr(config.option, "xmlpath") and not config.option.xmlpath
+            and not config.option.collectonly):
+        state.junit_tmp = state.reports_dir / ".junit.xml.tmp"
+        config.option.xmlpath = str(state.junit_tmp)
+
+
+def _explicit_database(profile: settings) -> bool:
+    database = profile.database
+    return database is not None and database != settings.get_profile("default").database
+
+
+def _choose_profile(config: pytest.Config, state: _State) -> None:
+    """``--hypothesis-profile`` wins; else ``certify`` under --certify; else the default profile."""
+    profiles.register()
+    given = config.getoption("hypothesis_profile", None)
+    name = given or ("certify" if state.certify else profiles.default_profile())
+    try:
+        chosen = settings.get_profile(name)
+    except InvalidArgument:
+        raise pytest.UsageError(f"no hypothesis profile named {name!r}") from None
+    if given and state.certify:
+        if _explicit_database(chosen):
+            raise pytest.UsageError(f"--certify refuses an explicitly configured example database "
+                                    f"(hypothesis profile {given!r} sets one); certification runs "
+                                    "with database=None")
+        name = f"{given}-certify"
+        settings.register_profile(name, parent=chosen, derandomize=True, database=None)
+    if hasattr(config.option, "hypothesis_profile"):
+        config.option.hypothesis_profile = name  # hypothesis' own plugin loads it after us
+    settings.load_profile(name)
+    state.profile = name
+    state.derandomize = bool(settings.get_profile(name).derandomize)
+    seed = config.getoption("hypothesis_seed", None)
+    state.seed = None if seed is None else str(seed)
+
+
+# -- collection ------------------------------------------------------------------------------
+
+
+def _marker_args(item: pytest.Item, name: str) -> tuple[str, ...]:
+    values = [str(a) for m in item.iter_markers(name) for a in m.args]
+    return tuple(dict.fromkeys(values))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    state = _state(config)
+    if not state.active:
+        if not any(_from_suite(item) for item in items):
+            return
+        _activate(config, state, early=False)
+    known = set(state.catalogue.ids())
+    problems: list[str] = []
+    add_timeout = config.pluginmanager.hasplugin("timeout") and (
+        config.getoption("tfmode_timeout") is not None or config.getoption("timeout", None) is None)
+    method = "signal" if hasattr(signal, "SIGALRM") else "thread"
+    for item in items:
+        rules = _marker_args(item, "rule")
+        gens = _marker_args(item, "generation")
+        feats = _marker_args(item, "feature")
+        problems += [f"unknown rule ID {r} ({item.nodeid})" for r in rules if r not in known]
+        problems += [f"unknown generation {g!r} ({item.nodeid})" for g in gens
+                     if g not in _GENERATIONS]
+        problems += [f"unknown feature {f!r} ({item.nodeid})" for f in feats if f not in FEATURES]
+        state.generations[item.nodeid] = gens
+        if rules:
+            state.outcomes[item.nodeid] = TestOutcome(item.nodeid, rules, feats)
+            for rule_id in rules:
+                state.coverage.setdefault(rule_id, []).append(item.nodeid)
+            for feature in feats:
+                state.feature_rules.setdefault(feature, set()).update(rules)
+        if add_timeout and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(state.timeout, method=method))
+    if problems:
+        raise pytest.UsageError("bad conformance markers: " + "; ".join(problems))
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    if items:
+        outcomes = _state(items[0].config).outcomes
+        for item in items:
+            outcomes.pop(item.nodeid, None)  # not run: no verdict from it (coverage keeps it)
+
+
+# -- running ---------------------------------------------------------------------------------
+
+
+def _not_applicable(item: pytest.Item, state: _State) -> str | None:
+    ad = state.adapter
+    assert ad is not None
+    gens = state.generations.get(item.nodeid) or _marker_args(item, "generation")
+    if gens and ad.generation not in gens:
+        return f"the test is for generation {'/'.join(gens)}; {ad.name} is of generation {ad.generation}"
+    missing = [f for f in _marker_args(item, "feature") if f not in ad.features]
+    if missing:
+        return f"{ad.name} does not declare feature {', '.join(missing)}"
+    rules = _marker_args(item, "rule")
+    if rules and all(ad.generation not in state.catalogue.by_id(r).generations for r in rules):
+        return f"{', '.join(rules)} hold for no generation {ad.name} has ({ad.generation})"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    state = _state(item.config)
+    if not state.active or state.adapter is None:
+        return
+    reason = _not_applicable(item, state)
+    if reason is not None:
+        state.not_applicable.add(item.nodeid)
+        pytest.skip(NOT_APPLICABLE + reason)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    state = _state(session.config)
+    if state.junit_tmp is None:
+        return
+    for plugin in session.config.pluginmanager.get_plugins():
+        if getattr(plugin, "logfile", None) == os.path.normpath(state.junit_tmp.resolve()):
+            # xunit1 keeps record_property()'s properties (rules, scenarios) in the file.
+            plugin.family = "xunit1"
+
+
+class RuleTimeout(BaseException):
+    """A test ran past --rule-timeout.
+
+    A BaseException, so that hypothesis does not take it for a failing example and replay
+    (and hang on) it while shrinking: the test fails at once and the run goes on.
+    """
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool | None:
+    """pytest-timeout's signal method, raising :class:`RuleTimeout` (conformance runs only)."""
+    import threading
+
+    if (not _state(item.config).active or settings.method != "signal"
+            or not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread()):
+        return None  # pytest-timeout's own timer
+    seconds = float(settings.timeout)
+
+    def expire(signum: int, frame: object) -> None:
+        raise RuleTimeout(f"Timeout (>{seconds:g}s) from pytest-timeout (--rule-timeout)")
+
+    def cancel() -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+    item.cancel_timeout = cancel  # type: ignore[attr-defined]  # what pytest-timeout calls
+    signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    return True
+
+
+def _reset(state: _State) -> list[str]:
+    assert state.adapter is not None
+    try:
+        return [str(x) for x in state.adapter.reset()]
+    except Exception as exc:
+        return [f"adapter.reset() raised {type(exc).__name__}: {_one_line(exc)}"]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item,
+                              call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport,
+                                                                         pytest.TestReport]:
+    report = yield
+    state = _state(item.config)
+    if not state.active or state.adapter is None:
+        return report
+    if call.when == "call":
+        leaked = _reset(state)
+        if leaked:
+            state.leaks[item.nodeid] = leaked
+            text = f"implementation leaked state: {'; '.join(leaked)} (the state was reset)"
+            if report.failed:
+                report.sections.append(("tfmode-conformance", text))
+            else:
+                report.outcome, report.longrepr = "failed", text
+    elif call.when == "teardown":
+        _reset(state)  # whatever a fixture left behind must not reach the next test
+    outcome = state.outcomes.get(item.nodeid)
+    if outcome is not None:
+        _record(item, state, outcome, report)
+    return report
+
+
+def _properties(item: pytest.Item) -> dict[str, Any]:
+    return {str(k): v for k, v in item.user_properties}
+
+
+def _concerned(outcome: TestOutcome, props: dict[str, Any]) -> tuple[str, ...]:
+    named = props.get("failed_rules")
+    if isinstance(named, str):
+        named = [n.strip() for n in named.split(",")]
+    chosen = tuple(r for r in outcome.rules if named and r in named)
+    return chosen or outcome.rules
+
+
+def _failure(item: pytest.Item, report: pytest.TestReport, state: _State,
+             props: dict[str, Any]) -> Failure:
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = str(crash.message) if crash is not None else report.longreprtext
+    if item.nodeid in state.leaks and not text.startswith("implementation leaked"):
+        text = f"implementation leaked state: {'; '.join(state.leaks[item.nodeid])} " \
+               f"(the state was reset)\n{text}"
+    scenario = props.get("scenario")
+    if isinstance(scenario, str):
+        try:
+            scenario = json.loads(scenario)
+        except ValueError:
+            pass
+    snippet = props.get("snippet")
+    examples = props.get("examples")
+    return Failure(item.nodeid, normalise(text), scenario,
+                   None if snippet is None else str(snippet),
+                   examples if isinstance(examples, int) and not isinstance(examples, bool) else None)
+
+
+def _record(item: pytest.Item, state: _State, outcome: TestOutcome,
+            report: pytest.TestReport) -> None:
+    if report.when == "setup" and report.skipped:
+        outcome.status = "not_applicable" if item.nodeid in state.not_applicable else "skipped"
+        return
+    xfailed = report.skipped and hasattr(report, "wasxfail")
+    if report.failed or xfailed:
+        props = _properties(item)
+        if outcome.status != "failed":
+            outcome.status = "failed"
+            outcome.failed_rules = _concerned(outcome, props)
+            outcome.failure = _failure(item, report, state, props)
+        expected = [r for r in outcome.failed_rules if r in state.expected]
+        if report.failed and report.when == "call" and len(expected) == len(outcome.failed_rules):
+            report.outcome = "skipped"
+            report.wasxfail = "expected failure: " + "; ".join(
+                f"{r}: {state.expected[r]}" for r in expected)
+    elif report.when == "call":
+        outcome.status = "passed" if report.passed else "skipped"
+
+
+# -- fixtures --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def adapter(request: pytest.FixtureRequest) -> Adapter:
+    """The implementation under test (``--impl``), driven through the adapter protocol."""
+    state = _state(request.config)
+    if state.adapter is None:
+        spec = request.config.getoption("tfmode_impl") or os.environ.get("TFMODE_IMPL") \
+            or DEFAULT_IMPL
+        try:
+            state.adapter = load_adapter(spec)
+        except Exception as exc:
+            pytest.fail(_one_line(exc), pytrace=False)
+    return state.adapter
+
+
+@pytest.fixture(scope="session")
+def impl_spec(request: pytest.FixtureRequest) -> str:
+    """``--impl`` as given (``MODULE`` or ``pkg.mod:ATTR``), for reproduction snippets."""
+    state = _state(request.config)
+    return state.spec if state.active else (request.config.getoption("tfmode_impl")
+                                            or os.environ.get("TFMODE_IMPL") or DEFAULT_IMPL)
+
+
+@pytest.fixture(scope="session")
+def rule_coverage(request: pytest.FixtureRequest) -> dict[str, list[str]]:
+    """``{rule_id: [node IDs]}`` of every collected test carrying the rule."""
+    return {k: list(v) for k, v in _state(request.config).coverage.items()}
+
+
+@pytest.fixture(scope="session")
+def rule_generations(request: pytest.FixtureRequest) -> dict[str, tuple[str, ...]]:
+    """``{node ID: generations of its generation marker}`` (empty: every generation)."""
+    return dict(_state(request.config).generations)
+
+
+# -- reporting -------------------------------------------------------------------------------
+
+
+def _header(state: _State) -> list[str]:
+    ad = state.adapter
+    assert ad is not None
+    spec = spec_version(state.catalogue)
+    seed = state.seed or ("derandomized" if state.derandomize else "random")
+    lines = [
+        f"tfmode-conformance {conformance.__version__}: spec of {spec['rules']} rules "
+        f"({spec['digest'][:19]}), certify: {'yes' if state.certify else 'no'}",
+        f"implementation: {ad.name} {ad.version} (--impl {state.spec}), generation {ad.generation},"
+        f" features: {', '.join(sorted(ad.features)) or 'none'}",
+        f"hypothesis: profile {state.profile!r}, seed {seed}",
+    ]
+    if state.expected_path:
+        lines.append(f"expected failures: {state.expected_path} ({len(state.expected)} entries)")
+    lines += [f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("TFMODE_")]
+    return lines
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    state = _state(config)
+    return _header(state) if state.active and state.adapter is not None else []
+
+
+def _move_junit(config: pytest.Config, state: _State) -> Path | None:
+    """Put pytest's JUnit file, written to a temporary name, in place (os.replace)."""
+    if state.junit_tmp is None or not state.junit_tmp.exists():
+        return None
+    final = state.reports_dir / "junit.xml"
+    os.replace(state.junit_tmp, final)
+    for plugin in config.pluginmanager.get_plugins():  # so its summary line names the file
+        if getattr(plugin, "logfile", None) == os.path.normpath(state.junit_tmp.resolve()):
+            plugin.logfile = str(final)
+    return final
+
+
+def _junit_of_incomplete_run(config: pytest.Config, state: _State, keep: bool) -> None:
+    try:
+        if keep:
+            _move_junit(config, state)
+        elif state.junit_tmp is not None:
+            state.junit_tmp.unlink(missing_ok=True)
+            state.reports_dir.rmdir()  # only if the JUnit file was all it held
+    except OSError:
+        pass
+
+
+def _write_reports(config: pytest.Config, state: _State, certificate: dict[str, Any],
+                   shield: dict[str, Any]) -> list[str]:
+    written = []
+    final = _move_junit(config, state)  # pytest's own record first: it is complete already
+    if final is not None:
+        written.append(str(final))
+    for name, document in (("certificate.json", certificate), ("badge.json", shield)):
+        write_atomically(state.reports_dir / name, dumps(document))
+        written.append(str(state.reports_dir / name))
+    return written
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
+    config = session.config
+    state = _state(config)
+    if (not state.active or state.adapter is None or hasattr(config, "workerinput")
+            or config.option.collectonly):
+        return
+    if exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR,
+                      pytest.ExitCode.USAGE_ERROR):
+        _junit_of_incomplete_run(config, state, keep=exitstatus != pytest.ExitCode.USAGE_ERROR)
+        state.lines = ["no certificate written: the run did not complete"]
+        return
+    ad = state.adapter
+    verdicts = aggregate(state.catalogue, ad.generation, state.outcomes.values(), state.expected)
+    level = level_reached(verdicts, ad.features, state.feature_rules)
+    stale = stale_entries(state.expected, {k: v.verdict for k, v in verdicts.items()})
+    certificate = build_certificate(
+        catalogue=state.catalogue,
+        implementation={"name": ad.name, "version": ad.version, "generation": ad.generation,
+                        "features": sorted(ad.features)},
+        hypothesis_settings={"profile": state.profile, "seed": state.seed,
+                             "derandomize": state.derandomize},
+        certify=state.certify, level=level, summary=summary(verdicts),
+        rules=rule_entries(verdicts), stale=stale)
+    shield = badge(verdicts, level)
+    state.lines = [] if state.early else _header(state)  # the header came too early for it
+    state.lines.append(f"{ad.name} {ad.version} (generation {ad.generation}): {shield['message']}")
+    state.lines += terminal_lines(verdicts, level, stale, state.expected_path)
+    try:
+        written = _write_reports(config, state, certificate, shield)
+        state.lines.append(f"reports: {', '.join(written)}")
+    except OSError as exc:
+        state.lines.append(f"ERROR: could not write the conformance reports: {_one_line(exc)}")
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if state.certify:
+        _certify_status(session, state, verdicts)
+
+
+def _certify_status(session: pytest.Session, state: _State,
+                    verdicts: dict[str, RuleVerdict]) -> None:
+    bad = [k for k, v in verdicts.items()
+           if v.rule.level in MUST_LEVELS and v.verdict in ("fail", "expected_failure", "untested")]
+    if not bad:
+        state.lines.append("certification: every MUST rule passes")
+        return
+    failing = sum(verdicts[k].verdict != "untested" for k in bad)
+    state.lines.append(f"certification FAILED: {failing} MUST rule(s) fail, "
+                       f"{len(bad) - failing} untested")
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
+                            exitstatus: int | pytest.ExitCode, config: pytest.Config) -> None:
+    state = _state(config)
+    if not state.lines:
+        return
+    terminalreporter.write_sep("=", "tfmode conformance")
+    for line in state.lines:
+        terminalreporter.write_line(line, yellow=line.startswith("WARNING"),
+                                    red=line.startswith(("ERROR", "certification FAILED")))

@@ -1,0 +1,234 @@
+"""Per-rule verdicts from per-test outcomes, the level reached, the badge and the terminal table."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from spec.catalogue import Catalogue, Rule
+
+__all__ = [
+    "MUST_LEVELS",
+    "SHOULD_LEVELS",
+    "VERDICTS",
+    "Failure",
+    "RuleVerdict",
+    "TestOutcome",
+    "aggregate",
+    "badge",
+    "level_reached",
+    "normalise",
+    "rule_entries",
+    "summary",
+    "terminal_lines",
+]
+
+Verdict = Literal["pass", "fail", "expected_failure", "not_applicable", "untested"]
+#: Every verdict, in the order reports show them.
+VERDICTS: tuple[Verdict, ...] = ("pass", "fail", "expected_failure", "not_applicable", "untested")
+MUST_LEVELS = ("MUST", "MUST NOT")
+SHOULD_LEVELS = ("SHOULD", "SHOULD NOT")
+_SHORT = {"pass": "pass", "fail": "fail", "expected_failure": "xfail", "not_applicable": "n/a",
+          "untested": "untested"}
+Status = Literal["passed", "failed", "not_applicable", "skipped"]
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+
+
+def normalise(text: str, max_lines: int = 12, max_chars: int = 2000) -> str:
+    """The first lines of a failure message, with object addresses blanked (stable across runs)."""
+    lines = [line.rstrip() for line in _ADDRESS.sub("0x…", text).strip().splitlines()]
+    out = "\n".join(lines[:max_lines])
+    if len(lines) > max_lines:
+        out += "\n…"
+    return out if len(out) <= max_chars else out[: max_chars - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failing test of a rule, with what the test attached to reproduce it."""
+
+    test: str
+    message: str
+    scenario: Any = None
+    snippet: str | None = None
+    examples: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"test": self.test, "message": self.message}
+        if self.scenario is not None:
+            out["scenario"] = self.scenario
+        if self.snippet is not None:
+            out["snippet"] = self.snippet
+        if self.examples is not None:
+            out["examples"] = self.examples
+        return out
+
+
+@dataclass
+class TestOutcome:
+    """What one test did, and which of its rules a failure concerns."""
+
+    __test__ = False  # not a pytest test class
+
+    nodeid: str
+    rules: tuple[str, ...]
+    features: tuple[str, ...] = ()
+    status: Status = "skipped"
+    failed_rules: tuple[str, ...] = ()
+    failure: Failure | None = None
+
+    def status_for(self, rule_id: str) -> Status:
+        if self.status == "failed" and rule_id not in self.failed_rules:
+            return "passed"  # the failure concerns other rules of this test
+        return self.status
+
+
+@dataclass
+class RuleVerdict:
+    """A rule's verdict, the tests that check it and their failures."""
+
+    rule: Rule
+    verdict: Verdict
+    tests: list[str] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    expected_failure_reason: str | None = None
+
+
+def aggregate(catalogue: Catalogue, generation: str, outcomes: Iterable[TestOutcome],
+              expected: Mapping[str, str]) -> dict[str, RuleVerdict]:
+    """Every catalogue rule's verdict for an implementation of ``generation``."""
+    by_rule: dict[str, list[TestOutcome]] = {}
+    for outcome in outcomes:
+        for rule_id in outcome.rules:
+            by_rule.setdefault(rule_id, []).append(outcome)
+    out: dict[str, RuleVerdict] = {}
+    for rule in catalogue.rules:
+        tests = by_rule.get(rule.id, [])
+        statuses = [t.status_for(rule.id) for t in tests]
+        failures = [t.failure for t in tests
+                    if t.failure is not None and t.status_for(rule.id) == "failed"]
+        verdict: Verdict
+        if generation not in rule.generations:
+            verdict = "not_applicable"
+        elif "failed" in statuses:
+            verdict = "expected_failure" if rule.id in expected else "fail"
+        elif "passed" in statuses:
+            verdict = "pass"
+        elif statuses and all(s == "not_applicable" for s in statuses):
+            verdict = "not_applicable"
+        else:
+            verdict = "untested"
+        out[rule.id] = RuleVerdict(
+            rule, verdict, sorted(t.nodeid for t in tests), sorted(failures, key=lambda f: f.test),
+            expected.get(rule.id) if verdict == "expected_failure" else None)
+    return out
+
+
+def summary(verdicts: Mapping[str, RuleVerdict]) -> dict[str, int]:
+    """How many rules got each verdict."""
+    counts: dict[str, int] = dict.fromkeys(VERDICTS, 0)
+    for v in verdicts.values():
+        counts[v.verdict] += 1
+    return counts
+
+
+def _all_hold(verdicts: Iterable[RuleVerdict]) -> bool:
+    return all(v.verdict in ("pass", "not_applicable") for v in verdicts)
+
+
+def level_reached(verdicts: Mapping[str, RuleVerdict], declared: Iterable[str],
+                  feature_rules: Mapping[str, Iterable[str]]) -> dict[str, Any]:
+    """``{"reached": "none" | "MUST" | "SHOULD", "features": [...]}``.
+
+    MUST is reached when every MUST (NOT) rule passes or does not apply; SHOULD when, in
+    addition, every SHOULD (NOT) rule does. Once MUST is reached, each declared optional
+    feature whose rules (those of the tests marked with it) all pass, one at least, is listed.
+    """
+    must = [v for v in verdicts.values() if v.rule.level in MUST_LEVELS]
+    should = [v for v in verdicts.values() if v.rule.level in SHOULD_LEVELS]
+    reached = "none"
+    if _all_hold(must):
+        reached = "SHOULD" if _all_hold(should) else "MUST"
+    features: list[str] = []
+    if reached != "none":
+        for feature in sorted(declared):
+            checked = [verdicts[r] for r in sorted(set(feature_rules.get(feature, ())))
+                       if r in verdicts]
+            if any(v.verdict == "pass" for v in checked) and _all_hold(checked):
+                features.append(feature)
+    return {"reached": reached, "features": features}
+
+
+def _must_counts(verdicts: Mapping[str, RuleVerdict]) -> tuple[int, int, int, int]:
+    must = [v for v in verdicts.values()
+            if v.rule.level in MUST_LEVELS and v.verdict != "not_applicable"]
+    passed = sum(v.verdict == "pass" for v in must)
+    failed = sum(v.verdict in ("fail", "expected_failure") for v in must)
+    untested = sum(v.verdict == "untested" for v in must)
+    return passed, failed, untested, len(must)
+
+
+def badge(verdicts: Mapping[str, RuleVerdict], level: Mapping[str, Any]) -> dict[str, Any]:
+    """A shields.io endpoint document: ``MUST 81/81`` or ``fails 3 MUST``."""
+    passed, failed, untested, total = _must_counts(verdicts)
+    if failed:
+        message, color = f"fails {failed} MUST", "red"
+    else:
+        message = f"MUST {passed}/{total}"
+        color = "yellow" if untested else ("brightgreen" if level["reached"] == "SHOULD" else "green")
+    return {"schemaVersion": 1, "label": "tfmode conformance", "message": message, "color": color}
+
+
+def rule_entries(verdicts: Mapping[str, RuleVerdict]) -> dict[str, dict[str, Any]]:
+    """The certificate's ``rules`` section: no times, no durations (stable for a fixed seed)."""
+    out: dict[str, dict[str, Any]] = {}
+    for rule_id, v in verdicts.items():
+        entry: dict[str, Any] = {
+            "level": v.rule.level,
+            "generations": list(v.rule.generations),
+            "title": v.rule.title,
+            "verdict": v.verdict,
+            "tests": list(v.tests),
+            "failures": [f.as_dict() for f in v.failures],
+        }
+        if v.expected_failure_reason is not None:
+            entry["expected_failure_reason"] = v.expected_failure_reason
+        out[rule_id] = entry
+    return out
+
+
+def terminal_lines(verdicts: Mapping[str, RuleVerdict], level: Mapping[str, Any],
+                   stale: Sequence[str], expected_path: str | None) -> list[str]:
+    """The compact table: one row per area with counts, then one line per non-passing rule."""
+    areas: dict[str, dict[str, int]] = {}
+    for v in verdicts.values():
+        row = areas.setdefault(v.rule.area, dict.fromkeys(VERDICTS, 0))
+        row[v.verdict] += 1
+    head = f"{'area':<10}" + "".join(f"{_SHORT[x]:>10}" for x in VERDICTS)
+    lines = [head]
+    totals = dict.fromkeys(VERDICTS, 0)
+    for area, row in areas.items():
+        lines.append(f"{area:<10}" + "".join(f"{row[x]:>10}" for x in VERDICTS))
+        for x in VERDICTS:
+            totals[x] += row[x]
+    lines.append(f"{'total':<10}" + "".join(f"{totals[x]:>10}" for x in VERDICTS))
+    for rule_id, v in verdicts.items():
+        if v.verdict in ("pass", "not_applicable"):
+            continue
+        detail = ""
+        if v.failures:
+            detail = f" ({len(v.failures)} failing test{'s' if len(v.failures) > 1 else ''})"
+        if v.expected_failure_reason:
+            detail += f" expected: {v.expected_failure_reason}"
+        lines.append(f"{_SHORT[v.verdict]:>8} {rule_id} [{v.rule.level}] {v.rule.title}{detail}")
+    features = ", ".join(level["features"]) or "none"
+    lines.append(f"level reached: {level['reached']} (optional features: {features})")
+    if stale:
+        lines.append(f"stale expected failures (their rule did not fail): {', '.join(stale)}")
+        lines.append(f"WARNING: {len(stale)} stale expected-failure "
+                     f"entr{'ies' if len(stale) > 1 else 'y'}; remove "
+                     f"{'them' if len(stale) > 1 else 'it'} from {expected_path}")
+    return lines

@@ -1,0 +1,49 @@
+"""The committed expected-failures files for torch: well-formed, and their snippets show the divergence."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from conformance.expectations import load_expectations
+from spec.catalogue import load_catalogue
+
+FILES = sorted((Path(__file__).resolve().parents[1] / "conformance" / "expected_failures").glob("*.toml"))
+TORCH = importlib.util.find_spec("torch") is not None
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_file_loads_and_names_rules_that_hold_for_torch(path: Path) -> None:
+    entries = load_expectations(path, load_catalogue().ids())
+    version = "1.13" if path.stem.startswith("torch-1.") else "2.x"
+    for rule_id in entries:
+        assert load_catalogue().by_id(rule_id).applies_to("stack", version), rule_id
+    data = tomllib.loads(path.read_text())
+    assert all(entry.get("snippet", "").strip() for entry in data.values()), "every entry has a snippet"
+
+
+def _snippets_for_installed_torch() -> list[object]:
+    if not TORCH:
+        return []
+    import torch
+
+    stem = f"torch-{torch.__version__.split('+')[0]}"
+    cases = []
+    for path in FILES:
+        if path.stem == stem:
+            for rule_id, entry in tomllib.loads(path.read_text()).items():
+                cases.append(pytest.param(entry["snippet"], id=f"{path.stem}-{rule_id}"))
+    return cases
+
+
+@pytest.mark.parametrize("snippet", _snippets_for_installed_torch())
+def test_snippet_shows_a_non_empty_types_where_the_rule_says_empty(snippet: str) -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.suppress(RecursionError):
+        exec(compile(snippet, "<snippet>", "exec"), {"__name__": "snippet"})
+    assert "(<class" in out.getvalue(), out.getvalue()
