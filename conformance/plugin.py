@@ -278,8 +278,10 @@ def _not_applicable(item: pytest.Item, state: _State) -> str | None:
     if missing:
         return f"{ad.name} does not declare feature {', '.join(missing)}"
     rules = _marker_args(item, "rule")
-    if rules and all(ad.generation not in state.catalogue.by_id(r).generations for r in rules):
-        return f"{', '.join(rules)} hold for no generation {ad.name} has ({ad.generation})"
+    version = getattr(ad, "stack_version", None)
+    if rules and not any(state.catalogue.by_id(r).applies_to(ad.generation, version) for r in rules):
+        shown = ad.generation if version is None else f"{ad.generation}, torch {version} behaviour"
+        return f"{', '.join(rules)} hold for no generation {ad.name} has ({shown})"
     return None
 
 
@@ -532,7 +534,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
         state.lines = ["no certificate written: the run did not complete"]
         return
     ad = state.adapter
-    verdicts = aggregate(state.catalogue, ad.generation, state.outcomes.values(), state.expected)
+    verdicts = aggregate(state.catalogue, ad.generation, state.outcomes.values(), state.expected,
+                         getattr(ad, "stack_version", None))
     level = level_reached(verdicts, ad.features, state.feature_rules)
     stale = stale_entries(state.expected, {k: v.verdict for k, v in verdicts.items()})
     certificate = build_certificate(

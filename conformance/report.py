@@ -98,8 +98,8 @@ class RuleVerdict:
 
 
 def aggregate(catalogue: Catalogue, generation: str, outcomes: Iterable[TestOutcome],
-              expected: Mapping[str, str]) -> dict[str, RuleVerdict]:
-    """Every catalogue rule's verdict for an implementation of ``generation``."""
+              expected: Mapping[str, str], stack_version: str | None = None) -> dict[str, RuleVerdict]:
+    """Every catalogue rule's verdict for an implementation of ``generation`` (and stack version)."""
     by_rule: dict[str, list[TestOutcome]] = {}
     for outcome in outcomes:
         for rule_id in outcome.rules:
@@ -111,7 +111,7 @@ def aggregate(catalogue: Catalogue, generation: str, outcomes: Iterable[TestOutc
         failures = [t.failure for t in tests
                     if t.failure is not None and t.status_for(rule.id) == "failed"]
         verdict: Verdict
-        if generation not in rule.generations:
+        if not rule.applies_to(generation, stack_version):
             verdict = "not_applicable"
         elif "failed" in statuses:
             verdict = "expected_failure" if rule.id in expected else "fail"

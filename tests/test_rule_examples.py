@@ -39,6 +39,14 @@ TORCH_DIVERGENCES: dict[str, str] = {
         "returns NotImplemented, recurses without end (RecursionError) on a Tensor method; "
         "TFM_TYPES_005 and the model say types == () and TypeError"
     ),
+    "method_on_plain_tensor_under_mode": (
+        "torch 2.13 dispatches a no-argument Tensor method with self as an overloaded argument "
+        "under a mode, so types == (Tensor,) (TFM_TYPES_003, TFM_REACH_007 say ())"
+    ),
+    "method_on_subclass_under_disable_subclass": (
+        "torch 2.13 passes self's subclass in types inside DisableTorchFunctionSubclass on a "
+        "no-argument Tensor method (TFM_STACK_011 says types == ())"
+    ),
 }
 
 #: Rules that hold for the stack generation but that no stack scenario can show: rule -> reason.
