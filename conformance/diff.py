@@ -25,7 +25,8 @@ from spec.model.scenario import (
     Scenario,
     Step,
 )
-from spec.model.trace import Event, HandlerRun, Message, Raised, Returned, Trace
+from spec.model.functions import FUNCS
+from spec.model.trace import ANY_DICT, Constructed, Event, HandlerRun, Message, Raised, Returned, Trace
 
 from .adapter import Adapter, Generation
 from .compare import values_equal
@@ -136,8 +137,10 @@ def _event_text(event: Event | None, names: tuple[str, ...]) -> str:
     if event is None:
         return "nothing"
     if isinstance(event, HandlerRun):
-        event = dataclasses.replace(event, rules=(), why=()) if hasattr(event, "why") else \
-            dataclasses.replace(event, rules=())
+        event = dataclasses.replace(event, rules=(), why=())
+        if FUNCS[event.func].path == "python" and event.kwargs is not None:
+            # The Python path's keywords are whatever the function passes on (TFM_ARGS_004).
+            event = dataclasses.replace(event, kwargs=ANY_DICT)
     return _canon(repr(event), names)
 
 
@@ -145,11 +148,30 @@ def _outcome_text(trace: Trace) -> str:
     return describe(Trace((), trace.outcome, None))[0]
 
 
-def compare_traces(a: Trace, b: Trace, names: tuple[str, ...] = ()) -> tuple[str, str] | None:
+def _across_generations(trace: Trace) -> Trace:
+    """What two generations can be compared on: no constructions, and the 2022 chain's end as none.
+
+    A 2022 mode is built with ``inner`` and a pushed chain ends in a BaseTorchFunctionMode; a
+    stack-generation mode has neither. Those differences are the generations', not a finding.
+    """
+    def plain(event: Event) -> Event:
+        if isinstance(event, HandlerRun) and event.current == "<base>":
+            return dataclasses.replace(event, current=None)
+        return event
+
+    events = tuple(plain(e) for e in trace.events if not isinstance(e, Constructed))
+    return dataclasses.replace(trace, events=events)
+
+
+def compare_traces(a: Trace, b: Trace, names: tuple[str, ...] = (),
+                   across: bool = False) -> tuple[str, str] | None:
     """``(where, summary)`` of the first difference; ``None`` when they behave alike.
 
-    Object addresses and the implementations' own module ``names`` are not differences.
+    Object addresses and the implementations' own module ``names`` are not differences; with
+    ``across`` (two generations), neither are constructions and the end of the 2022 chain.
     """
+    if across:
+        a, b = _across_generations(a), _across_generations(b)
     for i in range(max(len(a.events), len(b.events))):
         ea = a.events[i] if i < len(a.events) else None
         eb = b.events[i] if i < len(b.events) else None
@@ -250,7 +272,8 @@ def examine(a: Adapter, b: Adapter, sc: Scenario) -> Finding | None:
     by_gen: dict[str, Scenario] = {a.generation: sa, b.generation: sb}
     expected, note = predictions(by_gen)
     ta, tb = _run(a, sa), _run(b, sb)
-    found = compare_traces(ta, tb, tuple(sorted({a.name, b.name}, key=len, reverse=True)))
+    found = compare_traces(ta, tb, tuple(sorted({a.name, b.name}, key=len, reverse=True)),
+                           across=a.generation != b.generation)
     if found is None:
         return None
     where, text = found

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__version__ = "0.1.0"
+
 from reference_impl import _C, functional, overrides
 from reference_impl._functions import abs, add, cat, div, max, mean, mul, neg, ones, sub, sum
 from reference_impl._tensor import Tensor, tensor
