@@ -77,7 +77,13 @@ def _state(config: pytest.Config) -> _State:
     state = config.stash.get(_KEY, None)
     if state is None:
         state = config.stash[_KEY] = _State()
+        if not hasattr(config, "workerinput"):
+            _CONTROLLER["state"] = state
     return state
+
+
+#: The state of the process that writes the reports (pytest_runtest_logreport has no config).
+_CONTROLLER: dict[str, _State] = {}
 
 
 def _one_line(text: object) -> str:
@@ -150,9 +156,6 @@ def pytest_configure(config: pytest.Config) -> None:
 def _activate(config: pytest.Config, state: _State, early: bool) -> None:
     """Load the implementation, the catalogue and the expectations; choose the profile."""
     state.active, state.early = True, early
-    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
-        raise pytest.UsageError("a conformance run gathers its verdicts in one process: "
-                                "drop -n/--numprocesses (pytest-xdist)")
     state.certify = bool(config.getoption("tfmode_certify"))
     state.spec = config.getoption("tfmode_impl") or os.environ.get("TFMODE_IMPL") or DEFAULT_IMPL
     try:
@@ -367,7 +370,25 @@ def pytest_runtest_makereport(item: pytest.Item,
     outcome = state.outcomes.get(item.nodeid)
     if outcome is not None:
         _record(item, state, outcome, report)
+        if hasattr(item.config, "workerinput"):  # pytest-xdist: the controller gathers verdicts
+            report.user_properties.append((_OUTCOME, outcome.to_json()))
     return report
+
+
+#: The user property that carries a worker's test outcome to the controller.
+_OUTCOME = "tfmode_outcome"
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """On the pytest-xdist controller: take each test's outcome from its workers' reports."""
+    for key, value in report.user_properties:
+        if key == _OUTCOME and isinstance(value, str):
+            outcome = TestOutcome.from_json(value)
+            state = _CONTROLLER.get("state")
+            if state is not None and state.active:
+                state.outcomes[outcome.nodeid] = outcome
+                for feature in outcome.features:
+                    state.feature_rules.setdefault(feature, set()).update(outcome.rules)
 
 
 def _properties(item: pytest.Item) -> dict[str, Any]:

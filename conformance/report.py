@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -84,6 +86,19 @@ class TestOutcome:
         if self.status == "failed" and rule_id not in self.failed_rules:
             return "passed"  # the failure concerns other rules of this test
         return self.status
+
+    def to_json(self) -> str:
+        """The outcome as a worker sends it to the controller (pytest-xdist)."""
+        return json.dumps({"nodeid": self.nodeid, "rules": self.rules, "features": self.features,
+                           "status": self.status, "failed_rules": self.failed_rules,
+                           "failure": None if self.failure is None else self.failure.as_dict()})
+
+    @classmethod
+    def from_json(cls, text: str) -> TestOutcome:
+        data = json.loads(text)
+        failure = None if data["failure"] is None else Failure(**data["failure"])
+        return cls(data["nodeid"], tuple(data["rules"]), tuple(data["features"]), data["status"],
+                   tuple(data["failed_rules"]), failure)
 
 
 @dataclass

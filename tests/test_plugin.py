@@ -505,9 +505,14 @@ def test_deselected_tests_give_no_verdict(pytester: pytest.Pytester) -> None:
     assert verdicts(certificate(pytester)) == {"TFM_ORDER_001": "pass", "TFM_ORDER_004": "pass"}
 
 
-def test_xdist_is_refused_in_conformance_runs(pytester: pytest.Pytester) -> None:
-    pytest.importorskip("xdist")
+def test_xdist_runs_give_the_verdicts_of_a_serial_run(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_toy=TOY)
-    result = run(pytester, "--impl", "reference_impl", "-n", "2")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "drop -n/--numprocesses" in result.stderr.str()
+    pytester.makefile(".toml", expected=EXPECTED)
+    common = ("--impl", "reference_impl", "--expected-failures", "expected.toml")
+    serial = run(pytester, *common, "--reports-dir", "serial")
+    spread = run(pytester, *common, "--reports-dir", "spread", "-n", "2")
+    assert spread.ret == serial.ret == pytest.ExitCode.TESTS_FAILED
+    assert "2 workers" in spread.stdout.str()
+    one, two = certificate(pytester, "serial"), certificate(pytester, "spread")
+    assert one["rules"] == two["rules"] and one["summary"] == two["summary"]
+    assert verdicts(two)["TFM_ORDER_005"] == "expected_failure"
