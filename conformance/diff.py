@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from spec.catalogue import load_catalogue
 from spec.model import Unbounded, Unspecified, predict, scenario_to_dict
+from spec.model.functions import FUNCS
 from spec.model.scenario import (
     Action,
     Behaviour,
@@ -25,7 +26,6 @@ from spec.model.scenario import (
     Scenario,
     Step,
 )
-from spec.model.functions import FUNCS
 from spec.model.trace import ANY_DICT, Constructed, Event, HandlerRun, Message, Raised, Returned, Trace
 
 from .adapter import Adapter, Generation
