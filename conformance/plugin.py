@@ -91,7 +91,7 @@ def _one_line(text: object) -> str:
 
 
 #: The name of this plugin's pytest11 entry point (pyproject.toml).
-ENTRY_POINT = "tfmode_conformance"
+ENTRY_POINT = "conformance.plugin"
 
 
 def pytest_plugin_registered(plugin: object, manager: pytest.PytestPluginManager) -> None:
