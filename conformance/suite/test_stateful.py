@@ -222,11 +222,11 @@ def replace_generation(scenario: Scenario) -> Scenario:
                   "TFM_ENABLE_003", "TFM_ENABLE_004", "TFM_ENABLE_005", "TFM_ENABLE_006", "TFM_ENABLE_007",
                   "TFM_SUBMODE_001", "TFM_REENTRY_002", "TFM_REENTRY_004", "TFM_REENTRY_006")
 def test_install_exit_and_call(adapter: Adapter) -> None:
-    run_state_machine_as_test(_machine(adapter))  # type: ignore[no-untyped-call]
+    run_state_machine_as_test(_machine(adapter))  # type: ignore[no-untyped-call,unused-ignore]
 
 
 @pytest.mark.generation("stack")
 @pytest.mark.rule("TFM_STACK_001", "TFM_STACK_002", "TFM_STACK_003", "TFM_STACK_004", "TFM_STACK_005",
                   "TFM_STACK_006", "TFM_STACK_007", "TFM_REENTRY_002")
 def test_enter_exit_out_of_order_and_call(adapter: Adapter) -> None:
-    run_state_machine_as_test(_stack_machine(adapter))  # type: ignore[no-untyped-call]
+    run_state_machine_as_test(_stack_machine(adapter))  # type: ignore[no-untyped-call,unused-ignore]
