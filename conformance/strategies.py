@@ -89,23 +89,43 @@ def mode_actions(generation: Generation, modes: tuple[str, ...],
     return st.one_of(nested)
 
 
+# The strategies a scenario draws from are built once (module constants, or cached by their
+# arguments) rather than on every draw: hypothesis validates a new strategy and computes its
+# label the first time it is drawn from, which cost more than the drawing itself. The
+# strategies, and so the scenarios drawn for a given seed, are the same as built afresh.
+_N_CLASSES = st.sampled_from((2, 3, 1, 4, 5, 0, 2, 3))
+_ONE_IN_TEN = st.integers(0, 9)
+_ONE_IN_TWELVE = st.integers(0, 11)
+_DUCK_HANDLERS: st.SearchStrategy[HandlerKind] = st.sampled_from(["classmethod", "plain"])
+_DUCK_ACTIONS = st.one_of(returns, st.just(NotImpl()), raises)
+_TENSOR_HANDLERS: st.SearchStrategy[HandlerKind] = st.sampled_from(
+    ["classmethod", "classmethod", "plain", "inherit", "disabled"])
+_N_MODES = st.sampled_from((1, 2, 3, 1, 2, 0))
+_SETUP_LENGTHS = st.sampled_from((2, 1, 3, 2, 1, 0))
+_SETUP_LENGTHS_NO_MODES = st.sampled_from((0, 1))
+
+
+@functools.cache
+def _parents(tensors: tuple[str, ...]) -> st.SearchStrategy[str]:
+    return st.sampled_from(["Tensor", *tensors])
+
+
 @st.composite
 def scenarios(draw: st.DrawFn, generation: Generation = "2022",
               features: frozenset[str] = frozenset({"disable-subclass"})) -> Scenario:
     """A scenario: subclass hierarchies, modes, nested set-up and one call."""
-    n_classes: int = draw(st.sampled_from((2, 3, 1, 4, 5, 0, 2, 3)))
+    n_classes: int = draw(_N_CLASSES)
     classes: list[ClassDecl] = []
     for i in range(n_classes):
         name = CLASS_NAMES[i]
         tensors = [c.name for c in classes if c.kind == "tensor"]
-        if draw(st.integers(0, 9)) == 0:
-            handler: HandlerKind = draw(st.sampled_from(["classmethod", "plain"]))
-            behaviour = Behaviour(draw(st.one_of(returns, st.just(NotImpl()), raises)))
+        if draw(_ONE_IN_TEN) == 0:
+            handler: HandlerKind = draw(_DUCK_HANDLERS)
+            behaviour = Behaviour(draw(_DUCK_ACTIONS))
             classes.append(ClassDecl(name, "object", "duck", handler, behaviour))
             continue
-        parent = draw(st.sampled_from(["Tensor", *tensors])) if tensors else "Tensor"
-        handler = draw(st.sampled_from(
-            ["classmethod", "classmethod", "plain", "inherit", "disabled"]))
+        parent = draw(_parents(tuple(tensors))) if tensors else "Tensor"
+        handler = draw(_TENSOR_HANDLERS)
         beh = None
         if handler in ("classmethod", "plain"):
             beh = Behaviour(draw(subclass_actions()),
@@ -113,20 +133,20 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022",
         classes.append(ClassDecl(name, parent, "tensor", handler, beh))
     class_names = tuple(c.name for c in classes)
     tensor_classes = tuple(c.name for c in classes if c.kind == "tensor")
-    n_modes: int = draw(st.sampled_from((1, 2, 3, 1, 2, 0)))
+    n_modes: int = draw(_N_MODES)
     mode_names = MODE_NAMES[:n_modes]
     modes = tuple(
         ModeDecl(name, Behaviour(
             draw(mode_actions(generation, mode_names, tensor_classes)),
             draw(_overrides(mode_actions(generation, mode_names, tensor_classes), mode=True))),
-            classmethod_handler=generation == "stack" and draw(st.integers(0, 11)) == 0)
+            classmethod_handler=generation == "stack" and draw(_ONE_IN_TWELVE) == 0)
         for name in mode_names
     )
-    length: int = draw(st.sampled_from((2, 1, 3, 2, 1, 0) if mode_names else (0, 1)))
+    length: int = draw(_SETUP_LENGTHS if mode_names else _SETUP_LENGTHS_NO_MODES)
     step = _steps(generation, mode_names, tensor_classes, "disable-subclass" in features)
     setup = tuple(draw(step) for _ in range(length))
     call = draw(calls(class_names, tensor_classes))
-    if draw(st.integers(0, 9)) == 0:
+    if draw(_ONE_IN_TEN) == 0:
         call = Call(call.func, call.args, call.kwargs, thread=True)
     return Scenario(generation, tuple(classes), modes, setup, call)
 
@@ -160,37 +180,63 @@ def calls(classes: tuple[str, ...], tensor_classes: tuple[str, ...]) -> st.Searc
     return _calls(classes, tensor_classes)
 
 
+_FUNCS = st.sampled_from(ORDERED_FUNCS)
+_BOOLEANS = st.booleans()
+_ALPHAS = st.integers(-2, 3)
+_SIZES = st.lists(st.integers(0, 3), min_size=1, max_size=2)
+_SPLIT_SIZES = st.integers(1, 2)
+_CONSTS = st.sampled_from([Const(None), Const(3)])
+
+
+@functools.cache
+def _first_keyword(params: int, method: bool) -> st.SearchStrategy[int]:
+    return st.sampled_from((params, params, 1, 0) if not method else (params, 1))
+
+
+class _CallParts:
+    """The strategies one call draws its arguments from, for one set of classes."""
+
+    def __init__(self, classes: tuple[str, ...], tensor_classes: tuple[str, ...]) -> None:
+        self.tensor = st.sampled_from((*classes, None, *classes)).map(TensorArg)
+        self.true_tensor = st.sampled_from((None, *tensor_classes)).map(TensorArg)
+        self.tensor_lists = st.lists(self.tensor, min_size=1, max_size=4)
+        self.anything = st.one_of(self.tensor, _CONSTS)
+        self.anything_lists = st.lists(self.anything, max_size=3)
+
+
+@functools.cache
+def _call_parts(classes: tuple[str, ...], tensor_classes: tuple[str, ...]) -> _CallParts:
+    return _CallParts(classes, tensor_classes)
+
+
 @st.composite
 def _calls(draw: st.DrawFn, classes: tuple[str, ...], tensor_classes: tuple[str, ...]) -> Call:
     """A call of any function, with tensors positional, keyword, or in lists."""
-    tensor = st.sampled_from((*classes, None, *classes)).map(TensorArg)
-    true_tensor = st.sampled_from((None, *tensor_classes)).map(TensorArg)
-    func = draw(st.sampled_from(ORDERED_FUNCS))
+    parts = _call_parts(classes, tensor_classes)
+    tensor, true_tensor = parts.tensor, parts.true_tensor
+    func = draw(_FUNCS)
     info = FUNCS[func]
     if info.shape in ("binary", "unary"):
         params = ("input", "other")[: 2 if info.shape == "binary" else 1]
-        first_keyword: int = draw(st.sampled_from(
-            (len(params), len(params), 1, 0) if not info.method else (len(params), 1)))
+        first_keyword: int = draw(_first_keyword(len(params), info.method))
         first_keyword = min(first_keyword, len(params))
         values = [draw(true_tensor if info.method and i == 0 else tensor)
                   for i, _ in enumerate(params)]
         args: tuple[Arg, ...] = tuple(values[:first_keyword])
         kwargs: list[tuple[str, Arg]] = list(zip(params[first_keyword:], values[first_keyword:],
                                                  strict=True))
-        if info.alpha and draw(st.booleans()):
-            kwargs.append(("alpha", Const(draw(st.integers(-2, 3)))))
+        if info.alpha and draw(_BOOLEANS):
+            kwargs.append(("alpha", Const(draw(_ALPHAS))))
         return Call(func, args, tuple(kwargs))
     if info.shape == "list":
-        return Call(func, (ListArg(tuple(draw(st.lists(tensor, min_size=1, max_size=4)))),))
+        return Call(func, (ListArg(tuple(draw(parts.tensor_lists))),))
     if info.shape == "sizes":
-        return Call(func, tuple(Const(n) for n in draw(st.lists(st.integers(0, 3), min_size=1,
-                                                                 max_size=2))))
+        return Call(func, tuple(Const(n) for n in draw(_SIZES)))
     if info.shape == "split":
-        return Call(func, (draw(tensor), Const(draw(st.integers(1, 2)))))
-    anything = st.one_of(tensor, st.sampled_from([Const(None), Const(3)]))
-    items = tuple(draw(st.lists(anything, max_size=3)))
+        return Call(func, (draw(tensor), Const(draw(_SPLIT_SIZES))))
+    items = tuple(draw(parts.anything_lists))
     if info.shape == "probe_seq":
         return Call(func, (ListArg(items),))
     if info.shape == "probe_one":
-        return Call(func, (draw(anything),))
+        return Call(func, (draw(parts.anything),))
     return Call(func, items)

@@ -31,7 +31,7 @@ def dispatch(
 
     ``kernel`` computes the result on the data when nobody overrides the call.
     """
-    tls = _C._tls
+    tls = _C._tls.state  # this thread's mode slot and enabled flag
 
     # TFM_ORDER_004, TFM_ORDER_006, TFM_REACH_007, TFM_TYPES_003, TFM_TYPES_005, TFM_TYPES_006,
     # TFM_DISABLE_001: collect overloaded arguments from the positional arguments, then the
@@ -41,7 +41,6 @@ def dispatch(
     overloaded: list[Any] = []
     if tls.enabled:
         tensor_class = _C._tensor_class
-        disabled = _C._disabled_torch_function_impl
         for arg in (*args, *kwargs.values()) if kwargs else args:
             tp = type(arg)
             if tp is tensor_class or tp in _PLAIN_TYPES:
@@ -50,6 +49,7 @@ def dispatch(
                 tp = type(item)
                 if tp is tensor_class or tp in _PLAIN_TYPES:
                     continue
+                disabled = _C._disabled_torch_function_impl
                 if getattr(tp, "__torch_function__", disabled) is not disabled:
                     # TFM_ORDER_003, TFM_ORDER_005: NEP-18 insertion, one entry per type.
                     _C._append_overloaded_arg(overloaded, item)
@@ -58,11 +58,11 @@ def dispatch(
     # every call goes on, factories and plain-tensor calls included (TFM_REACH_004).
     mode = tls.mode
     if mode is None and not overloaded:
-        return kernel(*args, **kwargs)
+        return kernel(*args, **kwargs) if kwargs else kernel(*args)
 
     # TFM_TYPES_001, TFM_TYPES_002: one tuple of the overloaded types, shared by every
     # handler; the mode's own type is never in it.
-    types = tuple(type(arg) for arg in overloaded)
+    types = tuple([type(arg) for arg in overloaded]) if overloaded else ()
 
     # TFM_ORDER_001, TFM_ORDER_002, TFM_REENTRY_001..003, TFM_ARGS_003, TFM_ERROR_005,
     # TFM_DISABLE_002, TFM_SELF_005: the mode goes first, with the slot cleared while it runs

@@ -38,8 +38,9 @@ class Tensor:
         """Run ``func`` with subclass handling disabled and return tensors as ``cls``."""
         if kwargs is None:
             kwargs = {}
-        if not all(issubclass(cls, tp) for tp in types):
-            return NotImplemented
+        for tp in types:
+            if not issubclass(cls, tp):
+                return NotImplemented
         with _C.DisableTorchFunction():
             return _convert(func(*args, **kwargs), cls)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from reference_impl import _C
@@ -30,6 +30,9 @@ __all__ = [
     "is_tensor_like",
     "push_torch_function_mode",
 ]
+
+# The thread-local state itself (the mode slot), for the metaclass wrapper's fast path.
+_tls = _C._tls
 
 # The same functions as the bindings, as in torch.
 has_torch_function = _has_torch_function
@@ -67,11 +70,33 @@ def _wrap_init(init: Callable[..., None]) -> Callable[..., None]:
 
 
 def _wrap_torch_function(handler: Callable[..., Any]) -> Callable[..., Any]:
-    """Run ``handler`` with ``self.inner`` as the current mode, so calls inside go one down."""
+    """Run ``handler`` with ``self.inner`` as the current mode, so calls inside go one down.
+
+    That is ``with enable_torch_function_mode(self.inner): return handler(...)``. Inside a
+    dispatch the slot is clear and ``inner`` is a mode or None; that case, which passes every
+    check of enable_torch_function_mode, is done here without building the context manager.
+    """
 
     @functools.wraps(handler)
     def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with enable_torch_function_mode(self.inner):
+        inner = self.inner
+        tls = _tls.state
+        # TFM_ENABLE_002: None over None changes nothing.
+        if inner is None and tls.mode is None:
+            return handler(self, *args, **kwargs) if kwargs else handler(self, *args)
+        # TFM_ENABLE_001: a mode over a clear slot is installed, and cleared again after.
+        if (
+            isinstance(inner, TorchFunctionMode)
+            and tls.mode is None
+            and hasattr(inner, "__torch_function__")
+        ):
+            tls.mode = inner
+            try:
+                return handler(self, *args, **kwargs) if kwargs else handler(self, *args)
+            finally:
+                tls.mode = None
+        # Anything else goes through every check.
+        with enable_torch_function_mode(inner):
             return handler(self, *args, **kwargs)
 
     return wrapped
@@ -132,31 +157,41 @@ class BaseTorchFunctionMode(TorchFunctionMode):
         kwargs: dict[str, Any] | None = None,
     ) -> Any:
         if kwargs is None:
-            kwargs = {}
+            return func(*args)
         return func(*args, **kwargs)
 
 
-@contextlib.contextmanager
-def _no_torch_function_mode() -> Iterator[None]:
+class _NoTorchFunctionMode(contextlib.ContextDecorator):
+    """The context manager _no_torch_function_mode returns."""
+
+    def _recreate_cm(self) -> _NoTorchFunctionMode:
+        return _NoTorchFunctionMode()
+
+    def __enter__(self) -> None:
+        self._old = _get_torch_function_mode()
+        _set_torch_function_mode(None)
+
+    def __exit__(self, *exc_info: object) -> None:
+        _set_torch_function_mode(self._old)
+
+
+def _no_torch_function_mode() -> _NoTorchFunctionMode:
     """Clear the mode for the block (private: not compositional, it discards every mode)."""
-    old = _get_torch_function_mode()
-    _set_torch_function_mode(None)
-    try:
-        yield
-    finally:
-        _set_torch_function_mode(old)
+    return _NoTorchFunctionMode()
 
 
-@contextlib.contextmanager
-def enable_torch_function_mode(
-    mode: Any, *, replace: Any = None, ignore_preexisting: bool = False
-) -> Iterator[None]:
-    """Make ``mode`` current for the block; non-compositional, prefer push_torch_function_mode.
+# The context managers below are classes rather than ``contextlib.contextmanager`` generators
+# (a generator costs several times as much to enter and exit, and the metaclass wrapper enters
+# one on every handler call). They behave as the generators did: the checks run, and the slot
+# is read, when the block is entered; an exception in the block propagates after the slot is
+# restored; each can decorate a function, entering a fresh copy on every call.
 
-    ``mode`` is a TorchFunctionMode, a Tensor-like class (a quick non-compositional mode) or
-    None. If another mode is current this raises, unless it is ``replace`` or
-    ``ignore_preexisting`` is true. It is safe inside a handler, where the mode is cleared.
-    """
+#: What _enable returns when the mode to enable is current already (nothing to restore).
+_UNCHANGED = _Undefined()
+
+
+def _enable(mode: Any, replace: Any, ignore_preexisting: bool) -> Any:
+    """Check and install ``mode``; return the mode to restore, or _UNCHANGED."""
     # TFM_ENABLE_008
     if not (
         mode is None
@@ -170,8 +205,7 @@ def enable_torch_function_mode(
     old = _get_torch_function_mode()
     # TFM_ENABLE_002
     if old is mode:
-        yield
-        return
+        return _UNCHANGED
     # TFM_ENABLE_003, TFM_ENABLE_004, TFM_ENABLE_005, TFM_ENABLE_006, TFM_ENABLE_007
     if old is not None and not ignore_preexisting and old is not replace:
         if isinstance(mode, TorchFunctionMode):
@@ -194,18 +228,40 @@ def enable_torch_function_mode(
         )
     # TFM_ENABLE_001
     _set_torch_function_mode(mode)
-    try:
-        yield
-    finally:
-        _set_torch_function_mode(old)
+    return old
 
 
-@contextlib.contextmanager
-def push_torch_function_mode(ctor: Callable[..., Any]) -> Iterator[Any]:
-    """Push the mode ``ctor(inner=<current mode>)`` for the block and yield it.
+class _EnableTorchFunctionMode(contextlib.ContextDecorator):
+    """The context manager enable_torch_function_mode returns."""
 
-    Pass the class itself if it has no ``__init__`` of its own, else a ``functools.partial``.
+    def __init__(self, mode: Any, replace: Any, ignore_preexisting: bool) -> None:
+        self.mode, self.replace, self.ignore_preexisting = mode, replace, ignore_preexisting
+
+    def _recreate_cm(self) -> _EnableTorchFunctionMode:
+        return _EnableTorchFunctionMode(self.mode, self.replace, self.ignore_preexisting)
+
+    def __enter__(self) -> None:
+        self._old = _enable(self.mode, self.replace, self.ignore_preexisting)
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._old is not _UNCHANGED:
+            _set_torch_function_mode(self._old)
+
+
+def enable_torch_function_mode(
+    mode: Any, *, replace: Any = None, ignore_preexisting: bool = False
+) -> contextlib.AbstractContextManager[None]:
+    """Make ``mode`` current for the block; non-compositional, prefer push_torch_function_mode.
+
+    ``mode`` is a TorchFunctionMode, a Tensor-like class (a quick non-compositional mode) or
+    None. If another mode is current this raises, unless it is ``replace`` or
+    ``ignore_preexisting`` is true. It is safe inside a handler, where the mode is cleared.
     """
+    return _EnableTorchFunctionMode(mode, replace, ignore_preexisting)
+
+
+def _push(ctor: Callable[..., Any]) -> tuple[Any, Any]:
+    """Check ``ctor``, build the mode on top of the current one and install it: (old, mode)."""
     # TFM_PUSH_005
     if isinstance(ctor, TorchFunctionMode):
         raise ValueError(
@@ -227,10 +283,33 @@ def push_torch_function_mode(ctor: Callable[..., Any]) -> Iterator[Any]:
         )
     # TFM_PUSH_003
     _set_torch_function_mode(mode)
-    try:
-        yield mode
-    finally:
-        _set_torch_function_mode(old)
+    return old, mode
+
+
+class _PushTorchFunctionMode(contextlib.ContextDecorator):
+    """The context manager push_torch_function_mode returns."""
+
+    def __init__(self, ctor: Callable[..., Any]) -> None:
+        self.ctor = ctor
+
+    def _recreate_cm(self) -> _PushTorchFunctionMode:
+        return _PushTorchFunctionMode(self.ctor)
+
+    def __enter__(self) -> Any:
+        self._old, mode = _push(self.ctor)
+        return mode
+
+    def __exit__(self, *exc_info: object) -> None:
+        # TFM_PUSH_003: the old mode comes back whether the block returns or raises.
+        _set_torch_function_mode(self._old)
+
+
+def push_torch_function_mode(ctor: Callable[..., Any]) -> contextlib.AbstractContextManager[Any]:
+    """Push the mode ``ctor(inner=<current mode>)`` for the block and yield it.
+
+    Pass the class itself if it has no ``__init__`` of its own, else a ``functools.partial``.
+    """
+    return _PushTorchFunctionMode(ctor)
 
 
 def _get_overloaded_args(relevant_args: Iterable[Any]) -> list[Any]:
@@ -250,14 +329,18 @@ def handle_torch_function(
 ) -> Any:
     """Dispatch a function written in Python: the mode first, then the overloaded arguments."""
     overloaded_args = _get_overloaded_args(relevant_args)
-    types = tuple(type(arg) for arg in overloaded_args)
+    types = tuple([type(arg) for arg in overloaded_args]) if overloaded_args else ()
 
     # TFM_ORDER_001, TFM_ORDER_002, TFM_ARGS_004: modes are instances (or classes) and are
     # called with the slot cleared, always with a kwargs dict.
+    # The slot is cleared and restored here as _no_torch_function_mode() would.
     mode = _get_torch_function_mode()
     if mode is not None:
-        with _no_torch_function_mode():
+        _set_torch_function_mode(None)
+        try:
             result = mode.__torch_function__(public_api, types, args, kwargs)
+        finally:
+            _set_torch_function_mode(mode)
         if result is not NotImplemented:
             return result
 

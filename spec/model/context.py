@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
 from .trace import KwargsSeen, Role
@@ -27,7 +27,10 @@ class Handler:
     mode: ModeRef | None = field(default=None)
 
     def bind(self, role: Role, owner: str, mode: ModeRef | None) -> Handler:
-        return replace(self, role=role, owner=owner, mode=mode)
+        # What dataclasses.replace(self, role=..., owner=..., mode=...) builds, without its
+        # field-by-field introspection (a model run binds a handler several times).
+        return Handler(self.func, self.types, self.args, self.kwargs, self.seen, self.python,
+                       self.collect_rules, role, owner, mode)
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,11 @@ BUG = "has_torch_function* return False for plain tensors and non-tensors under 
 MUTATIONS = (
     Mutation(
         "_C.py",
-        "    if _tls.mode is not None:\n"
+        "    if _tls.state.mode is not None:\n"
         "        return any(True for _ in relevant_args)\n",
         "",
     ),
-    Mutation("_C.py", "    return _tls.mode is not None or _is_overloadable(obj)\n",
+    Mutation("_C.py", "    return _tls.state.mode is not None or _is_overloadable(obj)\n",
              "    return _is_overloadable(obj)\n"),
 )
 

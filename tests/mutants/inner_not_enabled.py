@@ -8,9 +8,11 @@ BUG = "the TorchFunctionModeMeta wrapper does not install self.inner while the h
 MUTATIONS = (
     Mutation(
         "overrides.py",
-        "        with enable_torch_function_mode(self.inner):\n"
-        "            return handler(self, *args, **kwargs)\n",
-        "        return handler(self, *args, **kwargs)\n",
+        "        inner = self.inner\n"
+        "        tls = _tls.state\n",
+        "        return handler(self, *args, **kwargs)\n"
+        "        inner = self.inner\n"
+        "        tls = _tls.state\n",
     ),
 )
 

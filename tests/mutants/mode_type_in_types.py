@@ -8,8 +8,8 @@ BUG = "native dispatch includes type(mode) in types when a mode instance is curr
 MUTATIONS = (
     Mutation(
         "_dispatch.py",
-        "    types = tuple(type(arg) for arg in overloaded)\n",
-        "    types = tuple(type(arg) for arg in overloaded)\n"
+        "    types = tuple([type(arg) for arg in overloaded]) if overloaded else ()\n",
+        "    types = tuple([type(arg) for arg in overloaded]) if overloaded else ()\n"
         "    if tls.mode is not None and not isinstance(tls.mode, type):\n"
         "        types += (type(tls.mode),)\n",
     ),

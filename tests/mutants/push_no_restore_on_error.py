@@ -8,12 +8,10 @@ BUG = "push_torch_function_mode leaves its mode current when the block raises"
 MUTATIONS = (
     Mutation(
         "overrides.py",
-        "    try:\n"
-        "        yield mode\n"
-        "    finally:\n"
-        "        _set_torch_function_mode(old)\n",
-        "    yield mode\n"
-        "    _set_torch_function_mode(old)\n",
+        "        # TFM_PUSH_003: the old mode comes back whether the block returns or raises.\n"
+        "        _set_torch_function_mode(self._old)\n",
+        "        if exc_info[0] is None:\n"
+        "            _set_torch_function_mode(self._old)\n",
     ),
 )
 
