@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hypothesis import Phase, given, settings
+from hypothesis import Phase, given, seed, settings
 
 from spec.model.scenario import Generation, Scenario
 
@@ -35,13 +35,20 @@ class Sweep:
 
 
 def run_sweep(adapter: Adapter, generation: Generation, max_examples: int | None = None,
-              keep: int = 3) -> Sweep:
-    """Generate scenarios with the active hypothesis profile (no shrinking) and check each."""
+              keep: int = 3, chunk: int | None = None) -> Sweep:
+    """Generate scenarios with the active hypothesis profile (no shrinking) and check each.
+
+    ``chunk`` numbers one of several independent sweeps (pytest-xdist spreads them over
+    workers): under a derandomized profile each chunk draws from a seed of its own, so the
+    chunks together are reproducible and none repeats another.
+    """
     result = Sweep(generation)
     current = settings()
     examples = max_examples if max_examples is not None else current.max_examples
+    derandomize = current.derandomize and chunk is None
 
-    @settings(current, max_examples=examples, database=None, phases=(Phase.generate,))
+    @settings(current, max_examples=examples, database=None, phases=(Phase.generate,),
+              derandomize=derandomize)
     @given(scenarios(generation, adapter.features))
     def one(scenario: Scenario) -> None:
         result.examples += 1
@@ -60,5 +67,7 @@ def run_sweep(adapter: Adapter, generation: Generation, max_examples: int | None
             if len(record.failures) < keep:
                 record.failures.append((result.examples, scenario, checked.differences))
 
+    if chunk is not None and current.derandomize:
+        one = seed(chunk)(one)
     one()
     return result
