@@ -14,9 +14,9 @@ from typing import Any
 
 from spec.catalogue import load_catalogue
 
-ROOT = Path(__file__).resolve().parents[1]
-CERTIFICATES = ROOT / "docs" / "certificates"
-OUTPUT = ROOT / "docs" / "_generated" / "matrix.rst"
+#: Where the certificates and the generated table live, relative to the repository's root.
+CERTIFICATES = Path("docs", "certificates")
+OUTPUT = Path("docs", "_generated", "matrix.rst")
 #: Column order: the 2022 reference first, then torch releases oldest first.
 COLUMNS = ("reference_impl.json", "torch-1.13.1.json", "torch-2.13.0.json")
 CELL = {"pass": "pass", "fail": "**fail**", "expected_failure": "expected failure",
@@ -64,18 +64,21 @@ def render(certificates: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.matrix", description=__doc__)
     parser.add_argument("--check", action="store_true", help="fail if the committed matrix is outdated")
+    parser.add_argument("--root", type=Path, default=Path.cwd(),
+                        help="the repository's root (default: the current directory)")
     args = parser.parse_args(argv)
-    present = [CERTIFICATES / name for name in COLUMNS if (CERTIFICATES / name).exists()]
+    certificates, output = args.root / CERTIFICATES, args.root / OUTPUT
+    present = [certificates / name for name in COLUMNS if (certificates / name).exists()]
     text = render([_load(path) for path in present])
     if args.check:
-        current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
+        current = output.read_text(encoding="utf-8") if output.exists() else ""
         if current != text:
-            print(f"{OUTPUT.relative_to(ROOT)} is outdated: regenerate it with "
-                  "`python -m conformance.matrix`", file=sys.stderr)
+            print(f"{OUTPUT} is outdated: regenerate it with `python -m conformance.matrix`",
+                  file=sys.stderr)
             return 1
         return 0
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    OUTPUT.write_text(text, encoding="utf-8")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf-8")
     return 0
 
 

@@ -163,6 +163,9 @@ def _steps(generation: Generation, modes: tuple[str, ...], classes: tuple[str, .
         targets = st.sampled_from((*modes, *modes, *classes, None, *specials))
         options += [st.builds(Enable, targets, st.sampled_from((None, *modes, *classes)),
                               st.booleans())] * 3
+        # One mode instance over another, naming it as the one replaced (TFM_ENABLE_005).
+        options += [st.builds(Enable, st.sampled_from(modes), st.sampled_from(modes),
+                              st.just(False))] * 2
         options.append(st.builds(Push, st.sampled_from(modes),
                                  st.sampled_from(["instance", "bad_ctor"])))
         options.append(st.builds(SetRaw, st.sampled_from((*modes, *classes, None))))

@@ -37,7 +37,7 @@ from tests.mutants import MUTANTS
 from .conftest import SUMMARY_KEY
 
 #: The most generated scenarios a search may try before it gives up.
-MAX_EXAMPLES = 2000
+MAX_EXAMPLES = 5000
 
 SEARCH = settings(
     max_examples=MAX_EXAMPLES,
