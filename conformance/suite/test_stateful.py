@@ -12,6 +12,7 @@ import contextlib
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -213,6 +214,12 @@ def _stack_machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
     return ModeStackMachine
 
 
+def _bounded() -> settings:
+    """The active profile, with at most 200 machine runs: each run is up to 50 steps long."""
+    current = settings()
+    return settings(current, max_examples=min(current.max_examples, 200))
+
+
 def replace_generation(scenario: Scenario) -> Scenario:
     return Scenario("stack", scenario.classes, scenario.modes)
 
@@ -222,11 +229,11 @@ def replace_generation(scenario: Scenario) -> Scenario:
                   "TFM_ENABLE_003", "TFM_ENABLE_004", "TFM_ENABLE_005", "TFM_ENABLE_006", "TFM_ENABLE_007",
                   "TFM_SUBMODE_001", "TFM_REENTRY_002", "TFM_REENTRY_004", "TFM_REENTRY_006")
 def test_install_exit_and_call(adapter: Adapter) -> None:
-    run_state_machine_as_test(_machine(adapter))  # type: ignore[no-untyped-call,unused-ignore]
+    run_state_machine_as_test(_machine(adapter), settings=_bounded())  # type: ignore[no-untyped-call,unused-ignore]
 
 
 @pytest.mark.generation("stack")
 @pytest.mark.rule("TFM_STACK_001", "TFM_STACK_002", "TFM_STACK_003", "TFM_STACK_004", "TFM_STACK_005",
                   "TFM_STACK_006", "TFM_STACK_007", "TFM_REENTRY_002")
 def test_enter_exit_out_of_order_and_call(adapter: Adapter) -> None:
-    run_state_machine_as_test(_stack_machine(adapter))  # type: ignore[no-untyped-call,unused-ignore]
+    run_state_machine_as_test(_stack_machine(adapter), settings=_bounded())  # type: ignore[no-untyped-call,unused-ignore]
