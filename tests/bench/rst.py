@@ -46,7 +46,15 @@ def machine(torch_version: str | None) -> list[tuple[str, str]]:
         ("operating system", f"{platform.system()} {platform.release()} ({platform.machine()})"),
         ("Python", f"{platform.python_implementation()} {sys.version.split()[0]}"),
         ("torch", torch_version or "not installed"),
+        ("load average (1, 5, 15 min) at the start", _load()),
     ]
+
+
+def _load() -> str:
+    try:
+        return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 def us(seconds: float) -> str:
