@@ -296,7 +296,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     reason = _not_applicable(item, state)
     if reason is not None:
         state.not_applicable.add(item.nodeid)
-        pytest.skip(NOT_APPLICABLE + reason)
+        pytest.skip(reason=f"not applicable: {reason}")  # NOT_APPLICABLE, spelled out
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -28,7 +28,7 @@ EXAMPLES = [
 def test_example(example: Example, adapter: Adapter,
                  record_property: Callable[[str, object], None]) -> None:
     if example.version is not None and example.version != adapter.stack_version:
-        pytest.skip(f"not applicable: the example shows torch {example.version}, "
+        pytest.skip(reason=f"not applicable: the example shows torch {example.version}, "
                     f"the implementation follows {adapter.stack_version}")
     checked = check(example.scenario, adapter)
     assert checked is not None, f"the model does not specify example {example.name}"
