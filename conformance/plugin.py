@@ -37,7 +37,6 @@ from .report import (
 )
 
 SUITE = "conformance.suite"
-NOT_APPLICABLE = "not applicable: "
 DEFAULT_IMPL = "reference_impl"
 DEFAULT_TIMEOUT = 60.0
 _GENERATIONS = ("2022", "stack")
@@ -296,7 +295,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     reason = _not_applicable(item, state)
     if reason is not None:
         state.not_applicable.add(item.nodeid)
-        pytest.skip(reason=f"not applicable: {reason}")  # NOT_APPLICABLE, spelled out
+        pytest.skip(reason=f"not applicable: {reason}")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
