@@ -19,8 +19,9 @@ import conformance
 from spec.catalogue import Catalogue, CatalogueError, load_catalogue
 
 from . import profiles
-from .adapter import FEATURES, Adapter, load_adapter
+from .adapter import FEATURES, AdapterError
 from .certificate import build_certificate, dumps, spec_version, write_atomically
+from .check import Target
 from .expectations import ExpectationsError, load_expectations, stale_entries
 from .report import (
     MUST_LEVELS,
@@ -35,6 +36,7 @@ from .report import (
     summary,
     terminal_lines,
 )
+from .sandbox import ImplementationFault, SandboxedImplementation
 
 SUITE = "conformance.suite"
 DEFAULT_IMPL = "reference_impl"
@@ -49,7 +51,7 @@ class _State:
     active: bool = False
     early: bool = False
     spec: str = DEFAULT_IMPL
-    adapter: Adapter | None = None
+    adapter: Target | None = None
     catalogue: Catalogue = field(default_factory=lambda: Catalogue(()))
     certify: bool = False
     expected: dict[str, str] = field(default_factory=dict)
@@ -157,10 +159,8 @@ def _activate(config: pytest.Config, state: _State, early: bool) -> None:
     state.active, state.early = True, early
     state.certify = bool(config.getoption("tfmode_certify"))
     state.spec = config.getoption("tfmode_impl") or os.environ.get("TFMODE_IMPL") or DEFAULT_IMPL
-    try:
-        state.adapter = load_adapter(state.spec)
-    except Exception as exc:  # AdapterError, or anything an odd adapter factory raises
-        raise pytest.UsageError(_one_line(exc)) from None
+    state.timeout = config.getoption("tfmode_timeout") or DEFAULT_TIMEOUT
+    state.adapter = _load(state.spec, state.timeout)
     try:
         state.catalogue = load_catalogue()
     except CatalogueError as exc:
@@ -179,13 +179,22 @@ def _activate(config: pytest.Config, state: _State, early: bool) -> None:
                                     f"{', '.join(must)} (in {state.expected_path})")
     reports = config.getoption("tfmode_reports") or os.environ.get("TFMODE_REPORTS") or "reports"
     state.reports_dir = Path(config.invocation_params.dir, reports)
-    state.timeout = config.getoption("tfmode_timeout") or DEFAULT_TIMEOUT
     _choose_profile(config, state)
     worker = hasattr(config, "workerinput")
     if (early and not worker and hasattr(config.option, "xmlpath") and not config.option.xmlpath
             and not config.option.collectonly):
         state.junit_tmp = state.reports_dir / ".junit.xml.tmp"
         config.option.xmlpath = str(state.junit_tmp)
+
+
+def _load(spec: str, timeout: float) -> SandboxedImplementation:
+    """The implementation, loaded in its sandbox process; a problem is one line."""
+    try:
+        implementation = SandboxedImplementation(spec)
+    except (AdapterError, ImplementationFault) as exc:
+        raise pytest.UsageError(_one_line(exc)) from None
+    implementation.body_seconds = timeout + 30.0  # the per-test limit comes first
+    return implementation
 
 
 def _explicit_database(profile: settings) -> bool:
@@ -447,16 +456,16 @@ def _record(item: pytest.Item, state: _State, outcome: TestOutcome,
 
 
 @pytest.fixture(scope="session")
-def adapter(request: pytest.FixtureRequest) -> Adapter:
-    """The implementation under test (``--impl``), driven through the adapter protocol."""
+def adapter(request: pytest.FixtureRequest) -> Target:
+    """The implementation under test (``--impl``), in its sandbox process."""
     state = _state(request.config)
     if state.adapter is None:
         spec = request.config.getoption("tfmode_impl") or os.environ.get("TFMODE_IMPL") \
             or DEFAULT_IMPL
         try:
-            state.adapter = load_adapter(spec)
-        except Exception as exc:
-            pytest.fail(_one_line(exc), pytrace=False)
+            state.adapter = _load(spec, state.timeout)
+        except pytest.UsageError as exc:
+            pytest.fail(str(exc), pytrace=False)
     return state.adapter
 
 

@@ -8,8 +8,7 @@ from hypothesis import Phase, given, seed, settings
 
 from spec.model.scenario import Generation, Scenario
 
-from .adapter import Adapter
-from .check import check
+from .check import Target, check
 from .strategies import scenarios
 
 
@@ -18,8 +17,9 @@ class RuleRecord:
     """How often generated scenarios exercised a rule, and the ones that broke it."""
 
     exercised: int = 0
-    #: (1-based number of the generated scenario, the scenario, its differences)
-    failures: list[tuple[int, Scenario, tuple[str, ...]]] = field(default_factory=list)
+    #: (1-based number of the generated scenario, the scenario, its differences, and
+    #: "crashed" or "hung" when the implementation did not finish it)
+    failures: list[tuple[int, Scenario, tuple[str, ...], str | None]] = field(default_factory=list)
 
 
 @dataclass
@@ -29,12 +29,25 @@ class Sweep:
     unspecified: int = 0
     rules: dict[str, RuleRecord] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    #: How many scenarios the implementation crashed or hung on.
+    faults: int = 0
+    #: Why the sweep stopped before its number of scenarios (None: it did not).
+    stopped: str | None = None
 
     def record(self, rule_id: str) -> RuleRecord:
         return self.rules.setdefault(rule_id, RuleRecord())
 
 
-def run_sweep(adapter: Adapter, generation: Generation, max_examples: int | None = None,
+#: After this many crashed or hung scenarios a sweep checks no more: each costs a restart of
+#: the implementation (and a hang its whole time limit), and the rules they broke already fail.
+MAX_FAULTS = 3
+
+
+class _Stop(BaseException):
+    """Ends the hypothesis loop of a sweep (a BaseException: hypothesis does not replay it)."""
+
+
+def run_sweep(adapter: Target, generation: Generation, max_examples: int | None = None,
               keep: int = 3, chunk: int | None = None) -> Sweep:
     """Generate scenarios with the active hypothesis profile (no shrinking) and check each.
 
@@ -65,9 +78,18 @@ def run_sweep(adapter: Adapter, generation: Generation, max_examples: int | None
         for rule_id in checked.rules:
             record = result.record(rule_id)
             if len(record.failures) < keep:
-                record.failures.append((result.examples, scenario, checked.differences))
+                record.failures.append((result.examples, scenario, checked.differences, checked.fault))
+        if checked.fault is not None:
+            result.faults += 1
+            if result.faults >= MAX_FAULTS:
+                result.stopped = (f"stopped after scenario #{result.examples}: the implementation "
+                                  f"crashed or hung on {result.faults} scenarios")
+                raise _Stop
 
     if chunk is not None and current.derandomize:
         one = seed(chunk)(one)
-    one()
+    try:
+        one()
+    except _Stop:
+        pass
     return result

@@ -11,8 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from conformance.adapter import Adapter
-from conformance.check import check
+from conformance.check import Target, check
 from spec.examples import Example, load_examples
 from spec.model import scenario_to_dict
 
@@ -25,7 +24,7 @@ EXAMPLES = [
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
-def test_example(example: Example, adapter: Adapter,
+def test_example(example: Example, adapter: Target,
                  record_property: Callable[[str, object], None]) -> None:
     if example.version is not None and example.version != adapter.stack_version:
         pytest.skip(reason=f"not applicable: the example shows torch {example.version}, "

@@ -15,8 +15,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import settings
 
-from conformance.adapter import Adapter
-from conformance.check import check
+from conformance.check import Target, check
 from conformance.shrink import shrink
 from conformance.sweep import run_sweep
 from spec.catalogue import load_catalogue
@@ -27,7 +26,7 @@ CATALOGUE = load_catalogue()
 CHUNKS = 8
 
 
-def _breaks(rule_id: str, adapter: Adapter) -> Callable[[Scenario], bool]:
+def _breaks(rule_id: str, adapter: Target) -> Callable[[Scenario], bool]:
     def holds(scenario: Scenario) -> bool:
         checked = check(scenario, adapter)
         return checked is not None and rule_id in checked.rules
@@ -37,7 +36,7 @@ def _breaks(rule_id: str, adapter: Adapter) -> Callable[[Scenario], bool]:
 
 @pytest.mark.rule(*CATALOGUE.ids())
 @pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_generated_scenarios(chunk: int, adapter: Adapter, impl_spec: str,
+def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str,
                              record_property: Callable[[str, object], None]) -> None:
     per_chunk = max(1, math.ceil(settings().max_examples / CHUNKS))
     sweep = run_sweep(adapter, adapter.generation, per_chunk, chunk=chunk)
@@ -50,11 +49,16 @@ def test_generated_scenarios(chunk: int, adapter: Adapter, impl_spec: str,
     reports: list[str] = []
     first: Scenario | None = None
     for rule_id in failing:
-        number, scenario, _ = sweep.rules[rule_id].failures[0]
-        smallest = shrink(scenario, _breaks(rule_id, adapter))
-        checked = check(smallest, adapter)
-        details = list(checked.differences) if checked is not None else ["(no longer reproduces)"]
-        reports.append(f"{rule_id}: generated scenario #{number} of chunk {chunk}, shrunk:\n"
+        number, scenario, found, fault = sweep.rules[rule_id].failures[0]
+        if fault is not None:
+            # Shrinking would restart the implementation (or wait out its time limit) per try.
+            smallest, details, how = scenario, list(found), f"not shrunk (the implementation {fault})"
+        else:
+            smallest = shrink(scenario, _breaks(rule_id, adapter))
+            checked = check(smallest, adapter)
+            details = list(checked.differences) if checked is not None else ["(no longer reproduces)"]
+            how = "shrunk"
+        reports.append(f"{rule_id}: generated scenario #{number} of chunk {chunk}, {how}:\n"
                        f"{json.dumps(scenario_to_dict(smallest), sort_keys=True)}\n" + "\n".join(details))
         if first is None:
             first = smallest
@@ -68,4 +72,6 @@ def test_generated_scenarios(chunk: int, adapter: Adapter, impl_spec: str,
         record_property("snippet", snippet(first, impl_spec, adapter.generation))
     except Exception as exc:  # a snippet is a courtesy; the verdict stands without it
         record_property("snippet", f"# no snippet: {type(exc).__name__}: {exc}")
+    if sweep.stopped:
+        reports.append(f"chunk {chunk} {sweep.stopped}")
     pytest.fail("\n\n".join(reports), pytrace=False)

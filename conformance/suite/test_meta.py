@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.adapter import Adapter
+from conformance.check import Target
 from conformance.report import MUST_LEVELS
 from spec.catalogue import load_catalogue
 
@@ -16,7 +16,7 @@ def test_rule_markers_are_known(rule_coverage: dict[str, list[str]]) -> None:
 
 def test_every_must_rule_is_covered(rule_coverage: dict[str, list[str]],
                                     rule_generations: dict[str, tuple[str, ...]],
-                                    adapter: Adapter) -> None:
+                                    adapter: Target) -> None:
     generation = adapter.generation
     covered = {
         rule_id for rule_id, tests in rule_coverage.items()

@@ -25,6 +25,7 @@ from hypothesis.stateful import (
 from conformance.adapter import Adapter
 from conformance.compare import differences
 from conformance.runner import Run
+from conformance.sandbox import sandboxed
 from spec.model.engine import Engine, ModelRaise
 from spec.model.functions import tensor_data
 from spec.model.messages import EMPTY_STACK
@@ -228,6 +229,7 @@ def replace_generation(scenario: Scenario) -> Scenario:
 @pytest.mark.rule("TFM_PUSH_001", "TFM_PUSH_003", "TFM_PUSH_004", "TFM_ENABLE_001", "TFM_ENABLE_002",
                   "TFM_ENABLE_003", "TFM_ENABLE_004", "TFM_ENABLE_005", "TFM_ENABLE_006", "TFM_ENABLE_007",
                   "TFM_SUBMODE_001", "TFM_REENTRY_002", "TFM_REENTRY_004", "TFM_REENTRY_006")
+@sandboxed
 def test_install_exit_and_call(adapter: Adapter) -> None:
     run_state_machine_as_test(_machine(adapter), settings=_bounded())  # type: ignore[no-untyped-call,unused-ignore]
 
@@ -235,5 +237,6 @@ def test_install_exit_and_call(adapter: Adapter) -> None:
 @pytest.mark.generation("stack")
 @pytest.mark.rule("TFM_STACK_001", "TFM_STACK_002", "TFM_STACK_003", "TFM_STACK_004", "TFM_STACK_005",
                   "TFM_STACK_006", "TFM_STACK_007", "TFM_REENTRY_002")
+@sandboxed
 def test_enter_exit_out_of_order_and_call(adapter: Adapter) -> None:
     run_state_machine_as_test(_stack_machine(adapter), settings=_bounded())  # type: ignore[no-untyped-call,unused-ignore]

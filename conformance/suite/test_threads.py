@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from conformance.adapter import Adapter
+from conformance.sandbox import sandboxed
 
 THREADS, CALLS = 8, 500
 
@@ -22,6 +23,7 @@ def _logging_mode(adapter: Adapter, seen: list[int], owner: int) -> type:
 
 
 @pytest.mark.rule("TFM_THREAD_001", "TFM_THREAD_002")
+@sandboxed
 def test_each_thread_sees_only_its_own_mode(adapter: Adapter) -> None:
     seen: list[list[int]] = [[] for _ in range(THREADS)]
     errors: list[BaseException] = []
@@ -49,6 +51,7 @@ def test_each_thread_sees_only_its_own_mode(adapter: Adapter) -> None:
 
 
 @pytest.mark.rule("TFM_THREAD_001")
+@sandboxed
 def test_a_new_thread_starts_without_a_mode(adapter: Adapter) -> None:
     found: list[object] = []
     with adapter.push(_logging_mode(adapter, [], 0)):
@@ -60,6 +63,7 @@ def test_a_new_thread_starts_without_a_mode(adapter: Adapter) -> None:
 
 
 @pytest.mark.rule("TFM_DISABLE_006")
+@sandboxed
 def test_disable_restores_subclass_handling_after_a_raise(adapter: Adapter) -> None:
     calls: list[str] = []
 

@@ -1,0 +1,188 @@
+"""The sandbox's child process: loads the implementation and answers the suite's requests.
+
+Started by :class:`conformance.sandbox.Sandbox` as
+``python -m conformance._child READ_FD WRITE_FD SPEC PARENT_PID``. Each request is
+``(target, args)``; the reply is ``("ok", result, threads_left)``,
+``("raised", (type_name, message, extra), threads_left)`` or ``("exited", what)``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
+
+#: Texts longer than this are cut before they travel back (an implementation may raise megabytes).
+MAX_TEXT = 20000
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_TEXT:
+        return text
+    half = MAX_TEXT // 2
+    return f"{text[:half]}…[{len(text) - MAX_TEXT} characters cut]…{text[-half:]}"
+
+
+def _watch_parent(parent: int) -> None:
+    """Exit when the suite's process is gone (even while the main thread loops in Python)."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def _resolve(target: str) -> Any:
+    module_name, _, name = target.partition(":")
+    obj: Any = importlib.import_module(module_name)
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+# -- the requests -------------------------------------------------------------------------
+
+
+def reset(adapter: Any) -> list[str]:
+    return [_cut(str(x)) for x in adapter.reset()]
+
+
+def run_scenario(adapter: Any, scenario: Any) -> tuple[Any, Any, list[str]]:
+    """The observed trace, how its objects print, and what the scenario left behind."""
+    from conformance.runner import execute
+
+    try:
+        trace, naming = execute(scenario, adapter)
+    finally:
+        leaked = reset(adapter)
+    return _trimmed(trace), naming, leaked
+
+
+def _trimmed(trace: Any) -> Any:
+    from dataclasses import replace
+
+    from spec.model.trace import Message, Raised, WarningEmitted
+
+    def short(message: Message) -> Message:
+        text = message.render()
+        return message if len(text) <= MAX_TEXT else Message((_cut(text),))
+
+    events = tuple(replace(e, message=short(e.message)) if isinstance(e, WarningEmitted) else e
+                   for e in trace.events)
+    outcome = trace.outcome
+    if isinstance(outcome, Raised):
+        outcome = replace(outcome, message=short(outcome.message))
+    return replace(trace, events=events, outcome=outcome)
+
+
+class BodyFailed(Exception):
+    """A test body run here failed; the parent fails the test with the same text."""
+
+
+def _apply(snapshot: dict[str, Any]) -> None:
+    """The suite process's hypothesis settings, here (see sandbox.hypothesis_snapshot)."""
+    from hypothesis import core, settings
+
+    values = dict(snapshot["settings"])
+    if not snapshot["database"]:
+        values["database"] = None
+    settings.register_profile("tfmode-sandbox", **values)
+    settings.load_profile("tfmode-sandbox")
+    core.global_force_seed = snapshot["seed"]
+
+
+def run_body(adapter: Any, target: str, kwargs: dict[str, Any],
+             snapshot: dict[str, Any]) -> list[tuple[str, object]]:
+    """Run a test body (the function a ``@sandboxed`` test wraps); its recorded properties."""
+    _apply(snapshot)
+    function = _resolve(target)
+    function = getattr(function, "__wrapped__", function)
+    properties: list[tuple[str, object]] = []
+    wanted = inspect.signature(function).parameters
+    given = dict(kwargs)
+    if "adapter" in wanted:
+        given["adapter"] = adapter
+    if "record_property" in wanted:
+        given["record_property"] = lambda key, value: properties.append((key, value))
+    function(**{k: v for k, v in given.items() if k in wanted})
+    return properties
+
+
+# -- the loop -------------------------------------------------------------------------------
+
+
+def _raised(exc: BaseException) -> tuple[str, str, dict[str, Any]]:
+    message = str(exc)
+    if not message.strip():
+        frames = traceback.extract_tb(exc.__traceback__)
+        if frames:
+            message = f"{frames[-1].line} (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno})"
+    extra: dict[str, Any] = {}
+    rules = getattr(exc, "rules", None)
+    if isinstance(rules, (tuple, list)) and all(isinstance(r, str) for r in rules):
+        extra["rules"] = tuple(rules)
+    return type(exc).__name__, _cut(message), extra
+
+
+def serve(conn_in: Connection, conn_out: Connection, spec: str) -> int:
+    from conformance.adapter import load_adapter
+
+    try:
+        adapter = load_adapter(spec)
+    except SystemExit as exc:
+        conn_out.send(("load_error", f"--impl {spec!r}: importing it called sys.exit({exc.code!r})"))
+        return 2
+    except BaseException as exc:
+        conn_out.send(("load_error", _one_line(exc)))
+        return 2
+    conn_out.send(("ready", {
+        "name": str(adapter.name), "version": str(adapter.version),
+        "generation": adapter.generation, "features": sorted(adapter.features),
+        "stack_version": getattr(adapter, "stack_version", None),
+    }))
+    baseline = set(threading.enumerate())
+    while True:
+        try:
+            target, args = conn_in.recv()
+        except EOFError:
+            return 0
+        try:
+            reply: tuple[Any, ...] = ("ok", _resolve(target)(adapter, *args))
+        except SystemExit as exc:
+            conn_out.send(("exited", f"sys.exit({exc.code!r})"))
+            return 3
+        except KeyboardInterrupt:
+            conn_out.send(("exited", "KeyboardInterrupt"))
+            return 3
+        except BaseException as exc:  # pytest.fail() raises a BaseException too
+            reply = ("raised", _raised(exc))
+        left = [t for t in threading.enumerate() if t not in baseline and t.is_alive()]
+        try:
+            conn_out.send((*reply, len(left)))
+        except Exception as exc:  # a result that does not pickle
+            conn_out.send(("raised", ("UnpicklableResult", _one_line(exc), {}), len(left)))
+
+
+def main(argv: list[str]) -> int:
+    read_fd, write_fd, spec, parent = int(argv[0]), int(argv[1]), argv[2], int(argv[3])
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the suite's process decides when to stop
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
+                     name="tfmode-sandbox-watch").start()
+    conn_in, conn_out = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
+    return serve(conn_in, conn_out, spec)
+
+
+if __name__ == "__main__":
+    code = main(sys.argv[1:])
+    sys.stdout.flush()
+    os._exit(code)  # no interpreter shutdown: the implementation's threads must not hold it up
