@@ -57,32 +57,58 @@ def reset(adapter: Any) -> list[str]:
     return [_cut(str(x)) for x in adapter.reset()]
 
 
+class _Streamed(list[Any]):
+    """A run's event list that sends each event to the suite as it happens: if the
+    implementation then crashes or hangs, the suite knows how far the scenario got."""
+
+    def append(self, event: Any) -> None:
+        super().append(event)
+        if _OUT is not None:
+            _OUT.send(("event", _trimmed_event(event)))
+
+
+#: The connection to the suite's process (set by serve()).
+_OUT: Connection | None = None
+
+
 def run_scenario(adapter: Any, scenario: Any) -> tuple[Any, Any, list[str]]:
     """The observed trace, how its objects print, and what the scenario left behind."""
-    from conformance.runner import execute
+    from conformance.runner import Run
 
     try:
-        trace, naming = execute(scenario, adapter)
+        run = Run(scenario, adapter)
+        run.events = _Streamed()
+        trace, naming = run.execute(), run.naming()
     finally:
         leaked = reset(adapter)
     return _trimmed(trace), naming, leaked
 
 
-def _trimmed(trace: Any) -> Any:
+def _short(message: Any) -> Any:
+    from spec.model.trace import Message
+
+    text = message.render()
+    return message if len(text) <= MAX_TEXT else Message((_cut(text),))
+
+
+def _trimmed_event(event: Any) -> Any:
     from dataclasses import replace
 
-    from spec.model.trace import Message, Raised, WarningEmitted
+    from spec.model.trace import WarningEmitted
 
-    def short(message: Message) -> Message:
-        text = message.render()
-        return message if len(text) <= MAX_TEXT else Message((_cut(text),))
+    return replace(event, message=_short(event.message)) if isinstance(event, WarningEmitted) else event
 
-    events = tuple(replace(e, message=short(e.message)) if isinstance(e, WarningEmitted) else e
-                   for e in trace.events)
+
+def _trimmed(trace: Any) -> Any:
+    """The trace with every text cut to MAX_TEXT (an implementation may raise megabytes)."""
+    from dataclasses import replace
+
+    from spec.model.trace import Raised
+
     outcome = trace.outcome
     if isinstance(outcome, Raised):
-        outcome = replace(outcome, message=short(outcome.message))
-    return replace(trace, events=events, outcome=outcome)
+        outcome = replace(outcome, message=_short(outcome.message))
+    return replace(trace, events=tuple(_trimmed_event(e) for e in trace.events), outcome=outcome)
 
 
 class BodyFailed(Exception):
@@ -101,10 +127,15 @@ def _apply(snapshot: dict[str, Any]) -> None:
     core.global_force_seed = snapshot["seed"]
 
 
-def run_body(adapter: Any, target: str, kwargs: dict[str, Any],
-             snapshot: dict[str, Any]) -> list[tuple[str, object]]:
-    """Run a test body (the function a ``@sandboxed`` test wraps); its recorded properties."""
+def run_body(adapter: Any, target: str, kwargs: dict[str, Any], snapshot: dict[str, Any],
+             path: list[str]) -> list[tuple[str, object]]:
+    """Run a test body (the function a ``@sandboxed`` test wraps); its recorded properties.
+
+    ``path`` is the suite process's ``sys.path`` now: pytest adds test folders to it while
+    collecting, after this process started.
+    """
     _apply(snapshot)
+    sys.path[:] = path + [p for p in sys.path if p not in path]
     function = _resolve(target)
     function = getattr(function, "__wrapped__", function)
     properties: list[tuple[str, object]] = []
@@ -135,8 +166,10 @@ def _raised(exc: BaseException) -> tuple[str, str, dict[str, Any]]:
 
 
 def serve(conn_in: Connection, conn_out: Connection, spec: str) -> int:
+    global _OUT
     from conformance.adapter import load_adapter
 
+    _OUT = conn_out
     try:
         adapter = load_adapter(spec)
     except SystemExit as exc:

@@ -80,8 +80,8 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
                    "__torch_function__ modes, rule by rule.",
     "type": "object",
     "required": ["schema_version", "suite_version", "spec_version", "generated_at",
-                 "implementation", "environment", "hypothesis", "certify", "level", "summary",
-                 "stale_expected_failures", "rules"],
+                 "implementation", "environment", "hypothesis", "run", "certify", "level",
+                 "summary", "stale_expected_failures", "rules"],
     "additionalProperties": False,
     "properties": {
         "schema_version": {"const": SCHEMA_VERSION},
@@ -121,6 +121,20 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
             "properties": {"profile": _STR, "seed": {"type": ["string", "null"]},
                            "derandomize": {"type": "boolean"}},
         },
+        "run": {
+            "type": "object",
+            "description": "whether every selected test of the suite ran to its end and reported; "
+                           "an incomplete run certifies nothing (its level is none)",
+            "required": ["complete", "selected_tests", "reported_tests", "problems"],
+            "additionalProperties": False,
+            "properties": {
+                "complete": {"type": "boolean"},
+                "selected_tests": {"type": "integer", "minimum": 0},
+                "reported_tests": {"type": "integer", "minimum": 0},
+                "problems": {"type": "array", "items": _STR,
+                             "description": "why the run is incomplete, one line each"},
+            },
+        },
         "certify": {"type": "boolean", "description": "the run was made with --certify"},
         "level": {
             "type": "object",
@@ -158,7 +172,7 @@ def spec_version(catalogue: Catalogue) -> dict[str, Any]:
 
 
 def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any],
-                      hypothesis_settings: Mapping[str, Any], certify: bool,
+                      hypothesis_settings: Mapping[str, Any], run: Mapping[str, Any], certify: bool,
                       level: Mapping[str, Any], summary: Mapping[str, int],
                       rules: Mapping[str, Any], stale: Sequence[str],
                       generated_at: str | None = None) -> dict[str, Any]:
@@ -182,6 +196,7 @@ def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any]
             "hypothesis": hypothesis.__version__,
         },
         "hypothesis": dict(hypothesis_settings),
+        "run": dict(run),
         "certify": certify,
         "level": dict(level),
         "summary": dict(summary),

@@ -15,8 +15,12 @@ from .isolation import ScenarioTimeout, time_limit
 from .runner import execute
 from .sandbox import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
 
-#: Seconds one scenario may take on the implementation before it counts as hung.
-SCENARIO_SECONDS = 5.0
+#: Seconds one scenario may take on the implementation before it counts as hung (a scenario
+#: takes about a millisecond; torch's very first call about a tenth of a second).
+SCENARIO_SECONDS = 2.0
+#: Once the implementation has hung this many times, later scenarios get SCENARIO_SECONDS / 4:
+#: it is known to hang, and each hang costs its whole limit (see the docs' time bound).
+HANGS_BEFORE_SHORTER = 3
 
 #: What the suite can drive: an adapter in this process, or one in a sandbox process.
 Target = Adapter | SandboxedImplementation
@@ -40,13 +44,20 @@ class Checked:
     fault: str | None = None
 
 
+def scenario_seconds(target: Target) -> float:
+    """The time limit of one scenario on ``target`` (shorter once it has hung a few times)."""
+    hangs = target.sandbox.hangs if isinstance(target, SandboxedImplementation) else 0
+    return SCENARIO_SECONDS if hangs < HANGS_BEFORE_SHORTER else SCENARIO_SECONDS / 4
+
+
 def observe(scenario: Scenario, target: Target,
-            seconds: float = SCENARIO_SECONDS) -> tuple[Trace, Naming, tuple[str, ...]]:
+            seconds: float | None = None) -> tuple[Trace, Naming, tuple[str, ...]]:
     """Run ``scenario``: the observed trace, how its objects print, and what it left behind.
 
     Raises :class:`~conformance.sandbox.ImplementationFault` when the implementation crashes
-    or runs past ``seconds``.
+    or runs past ``seconds`` (default: :func:`scenario_seconds`).
     """
+    seconds = scenario_seconds(target) if seconds is None else seconds
     if isinstance(target, SandboxedImplementation):
         try:
             trace, naming, leaked = target.call("conformance._child:run_scenario", scenario,
@@ -64,7 +75,7 @@ def observe(scenario: Scenario, target: Target,
     return trace, naming, leaked
 
 
-def check(scenario: Scenario, adapter: Target, seconds: float = SCENARIO_SECONDS) -> Checked | None:
+def check(scenario: Scenario, adapter: Target, seconds: float | None = None) -> Checked | None:
     """``None`` when no rule specifies what the scenario does (the model bounds it)."""
     try:
         expected = predict(scenario, getattr(adapter, "stack_version", None))
@@ -73,9 +84,10 @@ def check(scenario: Scenario, adapter: Target, seconds: float = SCENARIO_SECONDS
     try:
         observed, naming, leaked = observe(scenario, adapter, seconds)
     except ImplementationFault as fault:
-        nothing = Trace((), Raised(type(fault).__name__, Message((str(fault),))), None)
-        return Checked(scenario, expected, nothing, {}, tuple(sorted(expected.rules_exercised())),
-                       (str(fault),), (), fault.kind)
+        # Blame the first step the implementation did not get right or did not get to.
+        partial = Trace(fault.partial, Raised(type(fault).__name__, Message((str(fault),))), None)
+        rules = attribute(scenario, expected, partial, {}) or expected.outcome.rules
+        return Checked(scenario, expected, partial, {}, rules, (str(fault),), (), fault.kind)
     diff = tuple(differences(expected, observed, naming))
     rules = attribute(scenario, expected, observed, naming) if diff else ()
     if leaked:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -20,7 +21,7 @@ from spec.catalogue import Catalogue, CatalogueError, load_catalogue
 
 from . import profiles
 from .adapter import FEATURES, AdapterError
-from .certificate import build_certificate, dumps, spec_version, write_atomically
+from .certificate import build_certificate, dumps, spec_version
 from .check import Target
 from .expectations import ExpectationsError, load_expectations, stale_entries
 from .report import (
@@ -36,6 +37,7 @@ from .report import (
     summary,
     terminal_lines,
 )
+from .reportsdir import write_run
 from .sandbox import ImplementationFault, SandboxedImplementation
 
 SUITE = "conformance.suite"
@@ -68,6 +70,11 @@ class _State:
     feature_rules: dict[str, set[str]] = field(default_factory=dict)
     not_applicable: set[str] = field(default_factory=set)
     leaks: dict[str, list[str]] = field(default_factory=dict)
+    #: node IDs of the suite's tests this run selected, and of those that reported a result
+    selected: set[str] = field(default_factory=set)
+    reported: set[str] = field(default_factory=set)
+    #: tests lost without a result of their own (a pytest-xdist worker died), one line each
+    lost: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
 
 
@@ -387,8 +394,36 @@ def pytest_runtest_makereport(item: pytest.Item,
 _OUTCOME = "tfmode_outcome"
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    state = _state(session.config)
+    if state.active and not hasattr(session.config, "workerinput"):
+        state.selected.update(item.nodeid for item in session.items if _from_suite(item))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """On the pytest-xdist controller: every worker collects the same tests."""
+    state = _CONTROLLER.get("state")
+    if state is not None and state.active:
+        state.selected.update(ids)
+
+
+def _account(state: _State, report: pytest.TestReport) -> None:
+    """Whether ``report`` is a test's last word: its call, a setup that did not pass, or
+    pytest-xdist's report for a test whose worker died (when "???")."""
+    if report.when == "call" or (report.when == "setup" and not report.passed):
+        state.reported.add(report.nodeid)
+    elif report.when not in ("setup", "teardown"):
+        state.reported.add(report.nodeid)
+        state.lost.append(f"{report.nodeid}: {_one_line(report.longreprtext)[:300]}")
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """On the pytest-xdist controller: take each test's outcome from its workers' reports."""
+    """Account for each test; on the pytest-xdist controller, take its outcome from the workers."""
+    controller = _CONTROLLER.get("state")
+    if controller is not None and controller.active:
+        _account(controller, report)
     for key, value in report.user_properties:
         if key == _OUTCOME and isinstance(value, str):
             outcome = TestOutcome.from_json(value)
@@ -478,6 +513,13 @@ def impl_spec(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="session")
+def rule_timeout(request: pytest.FixtureRequest) -> float:
+    """The per-test time limit in seconds (``--rule-timeout``)."""
+    state = _state(request.config)
+    return state.timeout if state.active else DEFAULT_TIMEOUT
+
+
+@pytest.fixture(scope="session")
 def rule_coverage(request: pytest.FixtureRequest) -> dict[str, list[str]]:
     """``{rule_id: [node IDs]}`` of every collected test carrying the rule."""
     return {k: list(v) for k, v in _state(request.config).coverage.items()}
@@ -487,6 +529,12 @@ def rule_coverage(request: pytest.FixtureRequest) -> dict[str, list[str]]:
 def rule_generations(request: pytest.FixtureRequest) -> dict[str, tuple[str, ...]]:
     """``{node ID: generations of its generation marker}`` (empty: every generation)."""
     return dict(_state(request.config).generations)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_KEY, None)
+    if state is not None and isinstance(state.adapter, SandboxedImplementation):
+        state.adapter.close()  # kills the child: threads it left looping cannot hold the exit
 
 
 # -- reporting -------------------------------------------------------------------------------
@@ -515,39 +563,38 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return _header(state) if state.active and state.adapter is not None else []
 
 
-def _move_junit(config: pytest.Config, state: _State) -> Path | None:
-    """Put pytest's JUnit file, written to a temporary name, in place (os.replace)."""
-    if state.junit_tmp is None or not state.junit_tmp.exists():
-        return None
-    final = state.reports_dir / "junit.xml"
-    os.replace(state.junit_tmp, final)
-    for plugin in config.pluginmanager.get_plugins():  # so its summary line names the file
+def _junit_logfile(config: pytest.Config, state: _State, final: Path | None) -> None:
+    """Point pytest's JUnit plugin at the file's final name (its summary line shows it)."""
+    if state.junit_tmp is None:
+        return
+    for plugin in config.pluginmanager.get_plugins():
         if getattr(plugin, "logfile", None) == os.path.normpath(state.junit_tmp.resolve()):
-            plugin.logfile = str(final)
-    return final
+            plugin.logfile = str(final) if final is not None else plugin.logfile
 
 
-def _junit_of_incomplete_run(config: pytest.Config, state: _State, keep: bool) -> None:
-    try:
-        if keep:
-            _move_junit(config, state)
-        elif state.junit_tmp is not None:
-            state.junit_tmp.unlink(missing_ok=True)
-            state.reports_dir.rmdir()  # only if the JUnit file was all it held
-    except OSError:
-        pass
+def _discard_junit(state: _State) -> None:
+    """A run that never started (a usage error): leave the reports folder as it was."""
+    if state.junit_tmp is None:
+        return
+    with contextlib.suppress(OSError):
+        state.junit_tmp.unlink(missing_ok=True)
+        state.reports_dir.rmdir()  # only if the JUnit file was all it held
 
 
-def _write_reports(config: pytest.Config, state: _State, certificate: dict[str, Any],
-                   shield: dict[str, Any]) -> list[str]:
-    written = []
-    final = _move_junit(config, state)  # pytest's own record first: it is complete already
-    if final is not None:
-        written.append(str(final))
-    for name, document in (("certificate.json", certificate), ("badge.json", shield)):
-        write_atomically(state.reports_dir / name, dumps(document))
-        written.append(str(state.reports_dir / name))
-    return written
+def _incomplete(session: pytest.Session, state: _State,
+                exitstatus: int | pytest.ExitCode) -> list[str]:
+    """Why this run does not account for every selected test (empty: it does)."""
+    problems: list[str] = []
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
+        problems.append("the run was interrupted")
+    elif exitstatus == pytest.ExitCode.INTERNAL_ERROR:
+        problems.append("pytest stopped with an internal error")
+    problems += state.lost
+    missing = sorted(state.selected - state.reported)
+    if missing:
+        problems.append(f"{len(missing)} of {len(state.selected)} selected tests did not report "
+                        f"a result (first: {missing[0]})")
+    return problems
 
 
 @pytest.hookimpl(trylast=True)
@@ -557,43 +604,58 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
     if (not state.active or state.adapter is None or hasattr(config, "workerinput")
             or config.option.collectonly):
         return
-    if exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR,
-                      pytest.ExitCode.USAGE_ERROR):
-        _junit_of_incomplete_run(config, state, keep=exitstatus != pytest.ExitCode.USAGE_ERROR)
-        state.lines = ["no certificate written: the run did not complete"]
+    if exitstatus == pytest.ExitCode.USAGE_ERROR:
+        _discard_junit(state)
         return
     ad = state.adapter
+    problems = _incomplete(session, state, exitstatus)
     verdicts = aggregate(state.catalogue, ad.generation, state.outcomes.values(), state.expected,
                          getattr(ad, "stack_version", None))
     level = level_reached(verdicts, ad.features, state.feature_rules)
-    stale = stale_entries(state.expected, {k: v.verdict for k, v in verdicts.items()})
+    shield = badge(verdicts, level)
+    if problems:
+        level = {"reached": "none", "features": []}
+        shield = {**shield, "message": "incomplete run", "color": "red"}
+    stale = [] if problems else stale_entries(state.expected, {k: v.verdict for k, v in verdicts.items()})
     certificate = build_certificate(
         catalogue=state.catalogue,
         implementation={"name": ad.name, "version": ad.version, "generation": ad.generation,
                         "features": sorted(ad.features)},
         hypothesis_settings={"profile": state.profile, "seed": state.seed,
                              "derandomize": state.derandomize},
+        run={"complete": not problems, "selected_tests": len(state.selected),
+             "reported_tests": len(state.reported & state.selected), "problems": problems},
         certify=state.certify, level=level, summary=summary(verdicts),
         rules=rule_entries(verdicts), stale=stale)
-    shield = badge(verdicts, level)
     state.lines = [] if state.early else _header(state)  # the header came too early for it
+    if problems:
+        state.lines += [f"INCOMPLETE RUN: {p}" for p in problems]
+        state.lines.append("INCOMPLETE RUN: this certificate certifies nothing (level none)")
     state.lines.append(f"{ad.name} {ad.version} (generation {ad.generation}): {shield['message']}")
     state.lines += terminal_lines(verdicts, level, stale, state.expected_path)
     try:
-        written = _write_reports(config, state, certificate, shield)
-        state.lines.append(f"reports: {', '.join(written)}")
+        written = write_run(state.reports_dir, {"certificate.json": dumps(certificate),
+                                                "badge.json": dumps(shield)}, state.junit_tmp)
+        _junit_logfile(config, state, state.reports_dir / "junit.xml"
+                       if state.reports_dir / "junit.xml" in written else None)
+        state.lines.append(f"reports: {', '.join(str(p) for p in written)}")
     except OSError as exc:
         state.lines.append(f"ERROR: could not write the conformance reports: {_one_line(exc)}")
         if session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if problems and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if state.certify:
-        _certify_status(session, state, verdicts)
+        _certify_status(session, state, verdicts, problems)
 
 
 def _certify_status(session: pytest.Session, state: _State,
-                    verdicts: dict[str, RuleVerdict]) -> None:
+                    verdicts: dict[str, RuleVerdict], problems: list[str]) -> None:
     bad = [k for k, v in verdicts.items()
            if v.rule.level in MUST_LEVELS and v.verdict in ("fail", "expected_failure", "untested")]
+    if problems:
+        state.lines.append("certification FAILED: the run is incomplete")
+        return
     if not bad:
         state.lines.append("certification: every MUST rule passes")
         return
@@ -612,4 +674,5 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
     terminalreporter.write_sep("=", "tfmode conformance")
     for line in state.lines:
         terminalreporter.write_line(line, yellow=line.startswith("WARNING"),
-                                    red=line.startswith(("ERROR", "certification FAILED")))
+                                    red=line.startswith(("ERROR", "certification FAILED",
+                                                         "INCOMPLETE")))

@@ -322,7 +322,7 @@ class Run:
             except Exception as exc:
                 box["error"] = exc
 
-        worker = threading.Thread(target=in_thread, name="tfmode-scenario")
+        worker = threading.Thread(target=in_thread, name="tfmode-scenario", daemon=True)
         worker.start()
         worker.join()
         if "error" in box:

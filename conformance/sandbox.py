@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable
@@ -38,9 +39,16 @@ _TAIL_BYTES = 4096
 
 
 class ImplementationFault(Exception):
-    """The implementation under test did not answer a request: it crashed or it hung."""
+    """The implementation under test did not answer a request: it crashed or it hung.
+
+    ``partial`` holds the events a scenario had shown before that (see _child._Streamed).
+    """
 
     kind = "fault"
+
+    def __init__(self, message: str, partial: tuple[Any, ...] = ()) -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 class ImplementationCrashed(ImplementationFault):
@@ -105,11 +113,14 @@ class Sandbox:
         self.spec = spec
         self.startup_seconds = startup_seconds
         self.metadata: dict[str, Any] | None = None
+        #: how many times the child was replaced after a fault, and how many of those were hangs
         self.restarts = 0
+        self.hangs = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._to: Connection | None = None
         self._from: Connection | None = None
         self._tail: _Tail | None = None
+        self._partial: list[Any] = []
         _LIVE.add(self)
 
     # -- the child's life ---------------------------------------------------------------------
@@ -169,24 +180,31 @@ class Sandbox:
         tail = "" if self._tail is None else self._tail.last_line()
         self.close()
         self.restarts += 1
+        self.hangs += fault is ImplementationHung
         detail = what if fault is ImplementationHung else f"{what}: {_describe_exit(code)}"
         last = f" (its last output: {tail!r})" if tail else ""
-        return fault(f"the implementation {detail} while {during}{last}")
+        return fault(f"the implementation {detail} while {during}{last}", tuple(self._partial))
 
     def _receive(self, seconds: float, during: str) -> tuple[Any, ...]:
+        """The request's reply; the events streamed before it are kept in ``_partial``."""
         assert self._from is not None
-        try:
-            ready = self._from.poll(seconds)
-        except BaseException:  # a rule timeout or an interrupt: the child may be mid-request
-            self.close()
-            raise
-        if not ready:
-            raise self._fault(ImplementationHung, f"did not answer within {seconds:g} s", during)
-        try:
-            reply: tuple[Any, ...] = self._from.recv()
-        except (EOFError, OSError):
-            raise self._fault(ImplementationCrashed, "crashed", during) from None
-        return reply
+        deadline = time.monotonic() + seconds
+        self._partial = []
+        while True:
+            try:
+                ready = self._from.poll(max(deadline - time.monotonic(), 0.0))
+            except BaseException:  # a rule timeout or an interrupt: the child may be mid-request
+                self.close()
+                raise
+            if not ready:
+                raise self._fault(ImplementationHung, f"did not answer within {seconds:g} s", during)
+            try:
+                reply: tuple[Any, ...] = self._from.recv()
+            except (EOFError, OSError):
+                raise self._fault(ImplementationCrashed, "crashed", during) from None
+            if reply[0] != "event":
+                return reply
+            self._partial.append(reply[1])
 
     # -- requests -------------------------------------------------------------------------------
 
@@ -283,7 +301,7 @@ def sandboxed(function: Callable[..., None]) -> Callable[..., None]:
         try:
             properties = target.call(
                 "conformance._child:run_body", f"{function.__module__}:{function.__qualname__}",
-                passed, hypothesis_snapshot(), seconds=target.body_seconds,
+                passed, hypothesis_snapshot(), list(sys.path), seconds=target.body_seconds,
                 during=f"running {function.__name__}")
         except RemoteError as exc:
             rules = exc.extra.get("rules")

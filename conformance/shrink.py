@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
@@ -26,11 +27,13 @@ from spec.model.scenario import (
 from spec.model.validate import validate
 
 
-def shrink(scenario: Scenario, holds: Callable[[Scenario], bool], budget: int = 400) -> Scenario:
-    """The smallest scenario reachable by single simplifications for which ``holds`` stays true."""
+def shrink(scenario: Scenario, holds: Callable[[Scenario], bool], budget: int = 400,
+           deadline: float | None = None) -> Scenario:
+    """The smallest scenario reachable by single simplifications for which ``holds`` stays true
+    (or the smallest found by ``deadline``, a ``time.monotonic()`` value)."""
     best, tried = scenario, 0
     progress = True
-    while progress and tried < budget:
+    while progress and tried < budget and (deadline is None or time.monotonic() < deadline):
         progress = False
         for candidate in _candidates(best):
             try:
@@ -41,7 +44,7 @@ def shrink(scenario: Scenario, holds: Callable[[Scenario], bool], budget: int = 
             if holds(candidate):
                 best, progress = candidate, True
                 break
-            if tried >= budget:
+            if tried >= budget or (deadline is not None and time.monotonic() >= deadline):
                 break
     return best
 

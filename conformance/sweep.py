@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from hypothesis import Phase, given, seed, settings
@@ -48,12 +49,13 @@ class _Stop(BaseException):
 
 
 def run_sweep(adapter: Target, generation: Generation, max_examples: int | None = None,
-              keep: int = 3, chunk: int | None = None) -> Sweep:
+              keep: int = 3, chunk: int | None = None, deadline: float | None = None) -> Sweep:
     """Generate scenarios with the active hypothesis profile (no shrinking) and check each.
 
     ``chunk`` numbers one of several independent sweeps (pytest-xdist spreads them over
     workers): under a derandomized profile each chunk draws from a seed of its own, so the
-    chunks together are reproducible and none repeats another.
+    chunks together are reproducible and none repeats another. ``deadline`` (a
+    ``time.monotonic()`` value) ends the sweep early: the scenarios checked so far stand.
     """
     result = Sweep(generation)
     current = settings()
@@ -64,6 +66,10 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
               derandomize=derandomize)
     @given(scenarios(generation, adapter.features))
     def one(scenario: Scenario) -> None:
+        if deadline is not None and time.monotonic() >= deadline:
+            result.stopped = (f"stopped after scenario #{result.examples}: its share of the "
+                              "per-test time limit ran out")
+            raise _Stop
         result.examples += 1
         try:
             checked = check(scenario, adapter)

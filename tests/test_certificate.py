@@ -123,6 +123,7 @@ def sample() -> dict[str, Any]:
         implementation={"name": "reference_impl", "version": "0.1", "generation": "2022",
                         "features": ["raw-slot", "python-path"]},
         hypothesis_settings={"profile": "certify", "seed": None, "derandomize": True},
+        run={"complete": True, "selected_tests": 186, "reported_tests": 186, "problems": []},
         certify=True, level=level, summary=summary(v), rules=rule_entries(v), stale=[],
         generated_at="2026-01-01T00:00:00+00:00")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable
 
 import pytest
@@ -36,10 +37,15 @@ def _breaks(rule_id: str, adapter: Target) -> Callable[[Scenario], bool]:
 
 @pytest.mark.rule(*CATALOGUE.ids())
 @pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str,
+def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_timeout: float,
                              record_property: Callable[[str, object], None]) -> None:
+    # Half the per-test limit for checking scenarios, a quarter for shrinking what failed:
+    # a slow or hanging implementation ends this test with what it found, before the limit
+    # would end it with nothing.
+    start = time.monotonic()
     per_chunk = max(1, math.ceil(settings().max_examples / CHUNKS))
-    sweep = run_sweep(adapter, adapter.generation, per_chunk, chunk=chunk)
+    sweep = run_sweep(adapter, adapter.generation, per_chunk, chunk=chunk,
+                      deadline=start + rule_timeout / 2)
     version = getattr(adapter, "stack_version", None)
     failing = [rule_id for rule_id, record in sorted(sweep.rules.items())
                if record.failures and CATALOGUE.by_id(rule_id).applies_to(adapter.generation, version)]
@@ -54,7 +60,8 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str,
             # Shrinking would restart the implementation (or wait out its time limit) per try.
             smallest, details, how = scenario, list(found), f"not shrunk (the implementation {fault})"
         else:
-            smallest = shrink(scenario, _breaks(rule_id, adapter))
+            smallest = shrink(scenario, _breaks(rule_id, adapter),
+                              deadline=start + rule_timeout * 3 / 4)
             checked = check(smallest, adapter)
             details = list(checked.differences) if checked is not None else ["(no longer reproduces)"]
             how = "shrunk"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -11,6 +12,18 @@ from conformance.adapter import Adapter
 from conformance.sandbox import sandboxed
 
 THREADS, CALLS = 8, 500
+#: Seconds the threads of one test may take together (they take well under one).
+THREAD_SECONDS = 20.0
+
+
+def _join(threads: list[threading.Thread]) -> None:
+    """Wait for ``threads`` up to THREAD_SECONDS in all; fail if any still runs (the sandbox
+    then replaces the process, so a looping thread cannot outlive the test)."""
+    deadline = time.monotonic() + THREAD_SECONDS
+    for thread in threads:
+        thread.join(timeout=max(deadline - time.monotonic(), 0.0))
+    running = sum(t.is_alive() for t in threads)
+    assert not running, f"{running} thread(s) still running after {THREAD_SECONDS:g} s"
 
 
 def _logging_mode(adapter: Adapter, seen: list[int], owner: int) -> type:
@@ -40,11 +53,10 @@ def test_each_thread_sees_only_its_own_mode(adapter: Adapter) -> None:
         except BaseException as exc:
             errors.append(exc)
 
-    workers = [threading.Thread(target=work, args=(i,)) for i in range(THREADS)]
+    workers = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(THREADS)]
     for w in workers:
         w.start()
-    for w in workers:
-        w.join(timeout=60)
+    _join(workers)
     assert not errors, errors
     for index, calls in enumerate(seen):
         assert calls == [index] * CALLS, f"thread {index}'s mode saw {len(calls)} calls, not {CALLS}"
@@ -55,9 +67,9 @@ def test_each_thread_sees_only_its_own_mode(adapter: Adapter) -> None:
 def test_a_new_thread_starts_without_a_mode(adapter: Adapter) -> None:
     found: list[object] = []
     with adapter.push(_logging_mode(adapter, [], 0)):
-        worker = threading.Thread(target=lambda: found.append(adapter.current_mode()))
+        worker = threading.Thread(target=lambda: found.append(adapter.current_mode()), daemon=True)
         worker.start()
-        worker.join(timeout=60)
+        _join([worker])
         assert adapter.current_mode() is not None
     assert found == [None]
 

@@ -1,0 +1,8 @@
+"""Fault: mean calls os._exit(1)."""
+
+from tests.faults import MEAN
+from tests.mutants._build import Mutation, install
+
+install(__name__, "-", "mean calls os._exit(1)", (Mutation(
+    "_functions.py", MEAN,
+    '    __import__("os")._exit(1)\n'),))
