@@ -6,7 +6,7 @@ import contextlib
 import itertools
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from spec.model.functions import FUNCS, tensor_data
@@ -175,7 +175,7 @@ class Run:
 
     # -- actions ------------------------------------------------------------------
 
-    def call(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    def call(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         info = FUNCS[name]
         if info.path == "probe":
             return self.ad.has_torch_function(name, args)
@@ -209,7 +209,7 @@ class Run:
         if isinstance(action, Redispatch):
             guard = self.ad.reenter(ctx.mode) if action.reenter else contextlib.nullcontext()
             with guard:
-                return self.call(action.target, list(ctx.args), kwargs)
+                return self.call(action.target, tuple(ctx.args), kwargs)  # as the snippet does
         if isinstance(action, PushInside):
             with self.push(action.mode):
                 return self._perform(action.then, ctx)

@@ -16,83 +16,27 @@ printed in the "mutants" section of the terminal summary.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from spec.catalogue import load_catalogue
 from tests.mutants import MUTANTS
 
+from .cli import SuiteRun, run_suite
 from .conftest import SUMMARY_KEY
 
-REPO = Path(__file__).resolve().parents[2]
-PROFILE = "dev"
-SEED = "0"
 #: Seconds one certification run may take before it counts as hung.
 TIMEOUT = 1800
 REFERENCE = "reference_impl"
 
 
-@dataclass(frozen=True)
-class SuiteRun:
-    """One finished certification run."""
-
-    impl: str
-    returncode: int
-    seconds: float
-    certificate: dict[str, Any] | None
-    output: str
-
-    def verdicts(self) -> dict[str, str]:
-        assert self.certificate is not None
-        return {rule_id: entry["verdict"] for rule_id, entry in self.certificate["rules"].items()}
-
-    def failed(self) -> list[str]:
-        return sorted(r for r, v in self.verdicts().items() if v == "fail")
-
-    def why(self, rule_id: str) -> str:
-        assert self.certificate is not None
-        failures = self.certificate["rules"][rule_id].get("failures", [])
-        return "\n".join(f"  {f['test']}: {f['message'].splitlines()[0] if f['message'] else ''}"
-                         for f in failures[:3])
-
-    def tail(self) -> str:
-        return "\n".join(self.output.splitlines()[-40:])
-
-
-def suite_command(impl: str, reports_dir: Path) -> list[str]:
-    return [sys.executable, "-m", "pytest", "--pyargs", "conformance.suite",
-            "-p", "conformance.plugin", "--impl", impl, "--reports-dir", str(reports_dir),
-            "-q", "-p", "no:cacheprovider", "--hypothesis-profile", PROFILE,
-            "--hypothesis-seed", SEED]
-
-
 def certify(impl: str, workdir: Path) -> SuiteRun:
     """Run the suite on ``impl`` in a subprocess (from the repository root) and read the result."""
-    reports = workdir / "reports"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TFMODE_"))}
-    env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(workdir / ".hypothesis")
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run(suite_command(impl, reports), cwd=REPO, env=env, text=True,
-                              capture_output=True, timeout=TIMEOUT, check=False)
-        returncode, output = proc.returncode, proc.stdout + proc.stderr
-    except subprocess.TimeoutExpired as exc:
-        partial = exc.stdout if isinstance(exc.stdout, str) else ""
-        returncode, output = -1, f"timed out after {TIMEOUT}s\n{partial}"
-    seconds = time.perf_counter() - start
-    path = reports / "certificate.json"
-    certificate = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-    return SuiteRun(impl, returncode, seconds, certificate, output)
+    return run_suite(impl, workdir, timeout=TIMEOUT)
 
 
 class _Runs:

@@ -1,0 +1,78 @@
+"""Runs the conformance suite through its real command line, in a subprocess, and reads the result."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+PROFILE = "dev"
+SEED = "0"
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """One finished (or stopped) run of the suite."""
+
+    impl: str
+    returncode: int
+    seconds: float
+    certificate: dict[str, Any] | None
+    output: str
+    reports: Path
+
+    def verdicts(self) -> dict[str, str]:
+        assert self.certificate is not None
+        return {rule_id: entry["verdict"] for rule_id, entry in self.certificate["rules"].items()}
+
+    def failed(self) -> list[str]:
+        return sorted(r for r, v in self.verdicts().items() if v == "fail")
+
+    def why(self, rule_id: str) -> str:
+        assert self.certificate is not None
+        failures = self.certificate["rules"][rule_id].get("failures", [])
+        return "\n".join(f"  {f['test']}: {f['message'].splitlines()[0] if f['message'] else ''}"
+                         for f in failures[:3])
+
+    def tail(self) -> str:
+        return "\n".join(self.output.splitlines()[-40:])
+
+
+def suite_command(impl: str, reports_dir: Path, extra: Sequence[str] = ()) -> list[str]:
+    return [sys.executable, "-m", "pytest", "--pyargs", "conformance.suite",
+            "-p", "conformance.plugin", "--impl", impl, "--reports-dir", str(reports_dir),
+            "-q", "-p", "no:cacheprovider", "--hypothesis-profile", PROFILE,
+            "--hypothesis-seed", SEED, *extra]
+
+
+def run_suite(impl: str, workdir: Path, extra: Sequence[str] = (), timeout: float = 1800,
+              cwd: Path = REPO, env_extra: dict[str, str] | None = None) -> SuiteRun:
+    """Run the suite on ``impl`` in a subprocess and read its certificate (None if absent).
+
+    Each run gets its own hypothesis storage directory (the dev profile keeps an example
+    database), so no run replays another implementation's failures.
+    """
+    reports = workdir / "reports"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TFMODE_"))}
+    env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(workdir / ".hypothesis")
+    env.update(env_extra or {})
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(suite_command(impl, reports, extra), cwd=cwd, env=env, text=True,
+                              capture_output=True, timeout=timeout, check=False)
+        returncode, output = proc.returncode, proc.stdout + proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        partial = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        returncode, output = -1, f"timed out after {timeout}s\n{partial}"
+    seconds = time.perf_counter() - start
+    path = reports / "certificate.json"
+    certificate = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+    return SuiteRun(impl, returncode, seconds, certificate, output, reports)
