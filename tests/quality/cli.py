@@ -15,6 +15,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 PROFILE = "dev"
 SEED = "0"
+#: What the files of an imaginary earlier run hold (see run_suite's ``stale_reports``).
+STALE = "written by an earlier run\n"
 
 
 @dataclass(frozen=True)
@@ -53,13 +55,19 @@ def suite_command(impl: str, reports_dir: Path, extra: Sequence[str] = ()) -> li
 
 
 def run_suite(impl: str, workdir: Path, extra: Sequence[str] = (), timeout: float = 1800,
-              cwd: Path = REPO, env_extra: dict[str, str] | None = None) -> SuiteRun:
+              cwd: Path = REPO, env_extra: dict[str, str] | None = None,
+              stale_reports: bool = False) -> SuiteRun:
     """Run the suite on ``impl`` in a subprocess and read its certificate (None if absent).
 
     Each run gets its own hypothesis storage directory (the dev profile keeps an example
-    database), so no run replays another implementation's failures.
+    database), so no run replays another implementation's failures. ``stale_reports`` first
+    fills the reports folder with files of an imaginary earlier run (each holding STALE).
     """
     reports = workdir / "reports"
+    if stale_reports:
+        reports.mkdir(parents=True)
+        for name in ("junit.xml", "certificate.json", "badge.json"):
+            (reports / name).write_text(STALE, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TFMODE_"))}
     env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(workdir / ".hypothesis")
     env.update(env_extra or {})

@@ -20,7 +20,7 @@ import pytest
 
 from tests.faults import FAULTS
 
-from .cli import SuiteRun, run_suite
+from .cli import STALE, SuiteRun, run_suite
 from .conftest import SUMMARY_KEY
 
 #: Seconds any faulty run may take (a clean dev run takes about 5 s; the slowest fault, a hang
@@ -60,7 +60,7 @@ class _Runs:
         assert self.pool is not None
         workdir = self.factory.mktemp("-".join(key))
         self.futures[key] = self.pool.submit(run_suite, impl, workdir, extra, BOUND + 60,
-                                             env_extra=env)
+                                             env_extra=env, stale_reports=True)
 
     def get(self, key: tuple[str, str]) -> SuiteRun:
         if self.pool is None:
@@ -97,6 +97,8 @@ def test_a_fault_costs_only_its_own_rules(fault: str, mode: str, runs: _Runs,
                                  f"exit {run.returncode}")
     assert clean.returncode == 0 and clean.certificate is not None, clean.tail()
     assert run.seconds < BOUND, f"{fault} ({mode}) took {run.seconds:.0f}s\n{run.tail()}"
+    for path in run.reports.iterdir():
+        assert STALE not in path.read_text(encoding="utf-8"), f"{path.name} is an earlier run's"
     assert run.returncode not in (0, -1), f"{fault} ({mode}): exit {run.returncode}\n{run.tail()}"
     if run.certificate is None or not run.certificate["run"]["complete"]:
         return  # no certificate, or one that certifies nothing: both honest
@@ -124,5 +126,8 @@ def test_a_run_stopped_from_outside_certifies_nothing(stop: str, mode: str, runs
     assert run.certificate["run"]["problems"], run.certificate["run"]
     badge = json.loads((run.reports / "badge.json").read_text(encoding="utf-8"))
     assert badge["message"] == "incomplete run"
-    # One run's files: the JUnit file is this run's too (it names the victim test).
-    assert "test_modes_handle_first" in (run.reports / "junit.xml").read_text(encoding="utf-8")
+    # One run's files: nothing of the earlier run's is left beside them.
+    for path in run.reports.iterdir():
+        assert STALE not in path.read_text(encoding="utf-8"), f"{path.name} is an earlier run's"
+    assert sorted(p.name for p in run.reports.iterdir()) == ["badge.json", "certificate.json",
+                                                             "junit.xml"]
