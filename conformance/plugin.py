@@ -394,11 +394,15 @@ def _properties(item: pytest.Item) -> dict[str, Any]:
     return {str(k): v for k, v in item.user_properties}
 
 
-def _concerned(outcome: TestOutcome, props: dict[str, Any]) -> tuple[str, ...]:
+def _concerned(outcome: TestOutcome, props: dict[str, Any], known: set[str]) -> tuple[str, ...]:
+    """The rules a failure counts against: those the test attributed it to (``failed_rules``),
+    marked on the test or not; all the test's own rules when it attributed it to none."""
     named = props.get("failed_rules")
     if isinstance(named, str):
         named = [n.strip() for n in named.split(",")]
-    chosen = tuple(r for r in outcome.rules if named and r in named)
+    if not isinstance(named, (list, tuple)):
+        named = []
+    chosen = tuple(dict.fromkeys(str(r) for r in named if str(r) in known))
     return chosen or outcome.rules
 
 
@@ -432,7 +436,7 @@ def _record(item: pytest.Item, state: _State, outcome: TestOutcome,
         props = _properties(item)
         if outcome.status != "failed":
             outcome.status = "failed"
-            outcome.failed_rules = _concerned(outcome, props)
+            outcome.failed_rules = _concerned(outcome, props, set(state.catalogue.ids()))
             outcome.failure = _failure(item, report, state, props)
         expected = [r for r in outcome.failed_rules if r in state.expected]
         if report.failed and report.when == "call" and len(expected) == len(outcome.failed_rules):
