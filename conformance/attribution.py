@@ -40,6 +40,11 @@ def _types_rules(exp: HandlerRun, obs: HandlerRun) -> tuple[str, ...]:
     return tuple(narrowed) or ("TFM_TYPES_001",)
 
 
+#: The rules that decide what is current once every block has exited, by generation.
+RESTORE_RULES: dict[str, tuple[str, ...]] = {
+    "2022": ("TFM_PUSH_003", "TFM_ENABLE_001", "TFM_REENTRY_002", "TFM_REENTRY_003"),
+    "stack": ("TFM_STACK_002", "TFM_REENTRY_002", "TFM_REENTRY_003"),
+}
 #: The rules that decide what a set-up step's exit restores, in either generation.
 _RESTORES: dict[type, tuple[str, ...]] = {
     Push: ("TFM_PUSH_003", "TFM_STACK_002"), Enable: ("TFM_ENABLE_001",), SetRaw: ("TFM_ERROR_006",),

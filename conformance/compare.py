@@ -131,3 +131,9 @@ def _show_outcome(o: Returned | Raised) -> str:
     if isinstance(o, Returned):
         return f"return {o.value!r}"
     return f"{o.exc_type}({o.message.render()!r})"
+
+
+def show_trace(trace: Trace) -> str:
+    """Every event of ``trace`` and its outcome, in full, as :func:`differences` shows them."""
+    parts = [_show(event) for event in trace.events] + [_show_outcome(trace.outcome)]
+    return "; ".join(parts)

@@ -75,7 +75,10 @@ class StackEngine(Engine):
         return None if self.modes_off else self.current
 
     def run(self) -> Trace:
-        trace = super().run()
+        return self.translate(super().run())
+
+    def translate(self, trace: Trace) -> Trace:
+        """The 2022 model's rule tags in ``trace`` turned into this generation's."""
         return _translate(trace, {**_COMMON, **_BY_VERSION[self.version]})
 
     # -- threads --------------------------------------------------------------
