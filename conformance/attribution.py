@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from spec.model.scenario import Disable, Enable, Enter, Push, Scenario, SetRaw
-from spec.model.trace import ANY_DICT, Constructed, HandlerRun, Installed, Settled, Trace, WarningEmitted
+from spec.model.trace import (
+    ANY_DICT,
+    Constructed,
+    HandlerRun,
+    Installed,
+    Outcome,
+    Raised,
+    Settled,
+    Trace,
+    WarningEmitted,
+)
 
-from .compare import Naming, align, differences, event_matches
+from .compare import Naming, align, differences, differing_part, event_matches
 
 _FIELDS = ("who", "role", "types", "func", "kwargs", "current", "bound")
 #: An observed warning where none is expected breaks these.
@@ -72,6 +82,17 @@ def leak_rules(scenario: Scenario, expected: Trace, observed: Trace) -> tuple[st
     return expected.after_rules
 
 
+def _outcome_rules(expected: Outcome, observed: Outcome, naming: Naming) -> tuple[str, ...]:
+    """The rules of the outcome's part that differs: for the right exception with a wrong text,
+    those of the first part of the text that differs, where the model tags its parts."""
+    if isinstance(expected, Raised) and isinstance(observed, Raised) and (
+            expected.exc_type == observed.exc_type):
+        part = differing_part(expected.message, observed.message.render(), naming)
+        if part is not None and expected.message.rules_for(part):
+            return expected.message.rules_for(part)
+    return expected.rules
+
+
 def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming) -> tuple[str, ...]:
     """The rules the first divergence breaks; empty when the observation matches the prediction."""
     if not differences(expected, observed, naming):
@@ -95,5 +116,5 @@ def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Nami
         assert isinstance(exp, (WarningEmitted, Installed, Constructed, Settled))
         return exp.rules
     if differences(Trace((), expected.outcome, None), Trace((), observed.outcome, None), naming):
-        return expected.outcome.rules
+        return _outcome_rules(expected.outcome, observed.outcome, naming)
     return leak_rules(scenario, expected, observed)
