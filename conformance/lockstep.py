@@ -41,9 +41,12 @@ class Lockstep(RuleBasedStateMachine):
         super().__init__()
         self.model = model
         self.impl = Run(scenario, self.adapter)
+        #: Which of the implementation's objects each of the model's modes is.
+        self.objects: dict[ModeRef, object] = {}
         for name in modes:
             self.model.construct_upfront(name)
             self.impl.instances[name] = self.adapter.make_mode(self.impl.mode_classes[name])
+            self.objects[ModeRef("inst", name, 0)] = self.impl.instances[name]
         #: Open blocks: the model's, the implementation's, and the rules their exit restores by.
         self.open: list[tuple[Any, Any, tuple[str, ...]]] = []
         #: The last step, and the rules that decide what is current after it.
@@ -71,7 +74,7 @@ class Lockstep(RuleBasedStateMachine):
             installed = self.model.installed_by.get(entered) if isinstance(entered, ModeRef) else None
             self.current_rules = self.tags(installed or ("TFM_PUSH_001",))
         try:
-            impl_cm.__enter__()
+            impl_entered = impl_cm.__enter__()
         except Exception as exc:
             if predicted is None:
                 raise Divergence(self.current_rules, f"{step}: the model enters, the "
@@ -82,6 +85,8 @@ class Lockstep(RuleBasedStateMachine):
             raise Divergence(self.current_rules, f"{step}: the model raises {predicted.exc_type}("
                              f"{predicted.message.render(self.impl.naming())!r}), the "
                              "implementation entered")
+        if isinstance(entered, ModeRef) and impl_entered is not None:
+            self.objects[entered] = impl_entered  # the mode a push made
         self.open.append((model_cm, impl_cm, self.tags(restores)))
 
     def same_error(self, predicted: ModelRaise, exc: BaseException) -> None:
@@ -134,28 +139,31 @@ class Lockstep(RuleBasedStateMachine):
             raise Divergence(restores, f"{self.step}: the model exits, the implementation raised "
                              f"{type(exc).__name__}({str(exc)!r})") from None
 
-    def same_state(self, what: str, expected: object, observed: object) -> None:
-        if observed != expected:
-            raise Divergence(self.current_rules, f"after {self.step}: expected {what} {expected!r}, "
-                             f"observed {observed!r}")
+    def _is(self, ref: ModeRef, obj: object) -> bool:
+        known = self.objects.get(ref)
+        return obj is known if known is not None else self.impl.label(obj) == ref.label
+
+    def _show(self, obj: object) -> str:
+        refs = [ref for ref, known in self.objects.items() if known is obj]
+        return self._name(refs[0]) if refs else f"{self.impl.label(obj)} (an object of no step)"
+
+    @staticmethod
+    def _name(ref: ModeRef) -> str:
+        return f"{ref.label} (up-front)" if ref.serial == 0 else f"{ref.label} #{ref.serial}"
+
+    def same_modes(self, what: str, expected: list[ModeRef], observed: list[object]) -> None:
+        """The implementation's modes are the very objects the model's are (not only alike)."""
+        if len(expected) != len(observed) or not all(map(self._is, expected, observed)):
+            raise Divergence(self.current_rules, f"after {self.step}: expected {what} "
+                             f"{[self._name(r) for r in expected]}, observed "
+                             f"{[self._show(o) for o in observed]}")
 
     def close(self, check: Callable[[], None]) -> None:
         """Exit every open block (innermost first), check the state, and reset the implementation."""
         try:
-            restores: list[str] = []
-            for model_cm, impl_cm, rules in reversed(self.open):
-                try:
-                    model_cm.__exit__(None, None, None)
-                except ModelRaise:
-                    pass
-                try:
-                    impl_cm.__exit__(None, None, None)
-                except Exception:
-                    pass
-                restores += rules
-            if self.open:
-                self.step, self.current_rules = "exiting every open block", tuple(dict.fromkeys(restores))
-            self.open.clear()
+            while self.open:
+                self.exit(len(self.open) - 1)
+                check()
             check()
         finally:
             self.adapter.reset()

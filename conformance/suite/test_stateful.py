@@ -64,6 +64,10 @@ def _machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
         def enable(self, obj: str | None, replace: str | None, ignore: bool) -> None:
             model_cm = self.model.enable(self.model.resolve(obj), self.model.resolve(replace), ignore)
             impl_cm = adapter.enable(self._obj(obj), self._obj(replace), ignore)
+            for name in (obj, replace):
+                ref = self.model.resolve(name)
+                if ref is not None and name is not None:
+                    self.objects[ref] = self._obj(name)
             self.enter(f"enable {obj} (replace={replace}, ignore_preexisting={ignore})", model_cm,
                        impl_cm, ("TFM_ENABLE_001",))
 
@@ -78,8 +82,9 @@ def _machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
 
         @invariant()
         def same_current_mode(self) -> None:
-            predicted = None if self.model.current is None else self.model.current.label
-            self.same_state("current mode", predicted, self.impl.label(adapter.current_mode()))
+            predicted = [] if self.model.current is None else [self.model.current]
+            current = adapter.current_mode()
+            self.same_modes("current mode", predicted, [] if current is None else [current])
 
         def teardown(self) -> None:
             # Out-of-order exits can leave a mode current by design: each exit restores
@@ -134,8 +139,7 @@ def _stack_machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
 
         @invariant()
         def same_stack(self) -> None:
-            predicted = [m.label for m in self.model_stack.stack]
-            self.same_state("mode stack", predicted, [self.impl.label(m) for m in adapter.mode_stack()])
+            self.same_modes("mode stack", self.model_stack.stack, adapter.mode_stack())
 
         def teardown(self) -> None:
             self.close(self.same_stack)
