@@ -1,10 +1,9 @@
-"""Single planted faults fail exactly the rules that govern them, in a real conformance run.
+"""Single planted faults fail exactly the rules that govern them, in a real conformance run."""
 
-Each fault is one source mutation of reference_impl (built as tests/mutants builds its mutants):
-a mode left current, one changed error text, one wrong ``types``. The suite runs on each in a
-subprocess, as a user would run it, and the certificate must fail exactly the fault's rules —
-not the rules of every later check that happens to see the damage.
-"""
+# Each fault is one source mutation of reference_impl (built as tests/mutants builds its
+# mutants): a mode left current, one changed error text, one wrong ``types``. The suite runs on
+# each in a subprocess, as a user would run it, and the certificate must fail exactly the
+# fault's rules, not the rules of every later check that happens to see the damage.
 
 from __future__ import annotations
 
