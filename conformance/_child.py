@@ -112,7 +112,12 @@ def _trimmed(trace: Any) -> Any:
 
 
 class BodyFailed(Exception):
-    """A test body run here failed; the parent fails the test with the same text."""
+    """A test body run here failed (with ``error``); the parent fails the test with the same
+    text, after replaying the properties the body recorded."""
+
+    def __init__(self, error: BaseException, properties: list[tuple[str, object]]) -> None:
+        super().__init__(str(error))
+        self.error, self.properties = error, properties
 
 
 def _apply(snapshot: dict[str, Any]) -> None:
@@ -145,7 +150,10 @@ def run_body(adapter: Any, target: str, kwargs: dict[str, Any], snapshot: dict[s
         given["adapter"] = adapter
     if "record_property" in wanted:
         given["record_property"] = lambda key, value: properties.append((key, value))
-    function(**{k: v for k, v in given.items() if k in wanted})
+    try:
+        function(**{k: v for k, v in given.items() if k in wanted})
+    except BaseException as exc:
+        raise BodyFailed(exc, properties) from exc
     return properties
 
 
@@ -153,16 +161,23 @@ def run_body(adapter: Any, target: str, kwargs: dict[str, Any], snapshot: dict[s
 
 
 def _raised(exc: BaseException) -> tuple[str, str, dict[str, Any]]:
+    extra: dict[str, Any] = {}
+    if isinstance(exc, BodyFailed):
+        extra["properties"] = exc.properties
+        exc = exc.error
     message = str(exc)
     if not message.strip():
         frames = traceback.extract_tb(exc.__traceback__)
         if frames:
             message = f"{frames[-1].line} (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno})"
-    extra: dict[str, Any] = {}
     rules = getattr(exc, "rules", None)
     if isinstance(rules, (tuple, list)) and all(isinstance(r, str) for r in rules):
         extra["rules"] = tuple(rules)
     return type(exc).__name__, _cut(message), extra
+
+
+def _exit_name(exc: BaseException) -> str:
+    return f"sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else type(exc).__name__
 
 
 def serve(conn_in: Connection, conn_out: Connection, spec: str) -> int:
@@ -191,12 +206,14 @@ def serve(conn_in: Connection, conn_out: Connection, spec: str) -> int:
             return 0
         try:
             reply: tuple[Any, ...] = ("ok", _resolve(target)(adapter, *args))
-        except SystemExit as exc:
-            conn_out.send(("exited", f"sys.exit({exc.code!r})"))
+        except (SystemExit, KeyboardInterrupt) as exc:
+            conn_out.send(("exited", _exit_name(exc)))
             return 3
-        except KeyboardInterrupt:
-            conn_out.send(("exited", "KeyboardInterrupt"))
-            return 3
+        except BodyFailed as exc:
+            if isinstance(exc.error, (SystemExit, KeyboardInterrupt)):
+                conn_out.send(("exited", _exit_name(exc.error)))
+                return 3
+            reply = ("raised", _raised(exc))
         except BaseException as exc:  # pytest.fail() raises a BaseException too
             reply = ("raised", _raised(exc))
         left = [t for t in threading.enumerate() if t not in baseline and t.is_alive()]

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from spec.model.scenario import Scenario
-from spec.model.trace import ANY_DICT, Constructed, HandlerRun, Installed, Settled, Trace, WarningEmitted
+from spec.model.scenario import Disable, Enable, Enter, Push, Scenario, SetRaw
+from spec.model.trace import (
+    ANY_DICT,
+    Constructed,
+    HandlerRun,
+    Installed,
+    Outcome,
+    Raised,
+    Settled,
+    Trace,
+    WarningEmitted,
+)
 
-from .compare import Naming, align, differences, event_matches
+from .compare import Naming, align, differences, differing_part, event_matches
 
 _FIELDS = ("who", "role", "types", "func", "kwargs", "current", "bound")
 #: An observed warning where none is expected breaks these.
@@ -40,6 +50,49 @@ def _types_rules(exp: HandlerRun, obs: HandlerRun) -> tuple[str, ...]:
     return tuple(narrowed) or ("TFM_TYPES_001",)
 
 
+#: The rules that decide what is current once every block has exited, by generation.
+RESTORE_RULES: dict[str, tuple[str, ...]] = {
+    "2022": ("TFM_PUSH_003", "TFM_ENABLE_001", "TFM_REENTRY_002", "TFM_REENTRY_003"),
+    "stack": ("TFM_STACK_002", "TFM_REENTRY_002", "TFM_REENTRY_003"),
+}
+#: The rules that decide what a set-up step's exit restores, in either generation.
+_RESTORES: dict[type, tuple[str, ...]] = {
+    Push: ("TFM_PUSH_003", "TFM_STACK_002"), Enable: ("TFM_ENABLE_001",), SetRaw: ("TFM_ERROR_006",),
+    Disable: ("TFM_DISABLE_006",), Enter: ("TFM_STACK_002",),
+}
+
+
+def leak_rules(scenario: Scenario, expected: Trace, observed: Trace) -> tuple[str, ...]:
+    """The rules a wrong mode after the scenario breaks.
+
+    When the mode left current is one a set-up step made current, the step that should have
+    taken it away is the outermost such step: only the rule that decides what its exit restores
+    fails. Otherwise every rule that decides the state after the scenario does.
+    """
+    if observed.after != expected.after:
+        before: str | None = None
+        for event in expected.events:
+            if not isinstance(event, Installed):
+                continue
+            if event.current == observed.after and before != observed.after:
+                restores = _RESTORES.get(type(scenario.setup[event.index]), ())
+                narrowed = tuple(r for r in expected.after_rules if r in restores)
+                return narrowed or expected.after_rules
+            before = event.current
+    return expected.after_rules
+
+
+def _outcome_rules(expected: Outcome, observed: Outcome, naming: Naming) -> tuple[str, ...]:
+    """The rules of the outcome's part that differs: for the right exception with a wrong text,
+    those of the first part of the text that differs, where the model tags its parts."""
+    if isinstance(expected, Raised) and isinstance(observed, Raised) and (
+            expected.exc_type == observed.exc_type):
+        part = differing_part(expected.message, observed.message.render(), naming)
+        if part is not None and expected.message.rules_for(part):
+            return expected.message.rules_for(part)
+    return expected.rules
+
+
 def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming) -> tuple[str, ...]:
     """The rules the first divergence breaks; empty when the observation matches the prediction."""
     if not differences(expected, observed, naming):
@@ -63,5 +116,5 @@ def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Nami
         assert isinstance(exp, (WarningEmitted, Installed, Constructed, Settled))
         return exp.rules
     if differences(Trace((), expected.outcome, None), Trace((), observed.outcome, None), naming):
-        return expected.outcome.rules
-    return expected.after_rules
+        return _outcome_rules(expected.outcome, observed.outcome, naming)
+    return leak_rules(scenario, expected, observed)

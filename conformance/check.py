@@ -9,7 +9,7 @@ from spec.model.scenario import Scenario
 from spec.model.trace import Message, Raised, Trace
 
 from .adapter import Adapter
-from .attribution import attribute
+from .attribution import attribute, leak_rules
 from .compare import Naming, differences
 from .isolation import ScenarioTimeout, time_limit
 from .runner import execute
@@ -92,5 +92,5 @@ def check(scenario: Scenario, adapter: Target, seconds: float | None = None) -> 
     rules = attribute(scenario, expected, observed, naming) if diff else ()
     if leaked:
         diff += tuple(f"state left behind after the scenario: {x}" for x in leaked)
-        rules = rules or expected.after_rules
+        rules = rules or leak_rules(scenario, expected, observed)
     return Checked(scenario, expected, observed, naming, rules, diff, leaked)

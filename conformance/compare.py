@@ -36,6 +36,14 @@ def message_pattern(message: Message, naming: Naming) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
+def differing_part(message: Message, text: str, naming: Naming) -> int | None:
+    """The index of the first part of ``message`` that ``text`` departs from (``None``: none does)."""
+    for end in range(1, len(message.parts) + 1):
+        if message_pattern(Message(message.parts[:end]), naming).match(text) is None:
+            return end - 1
+    return None
+
+
 def _norm(event: Event) -> Event:
     if isinstance(event, HandlerRun):
         role = "subclass" if event.role == "submode" else event.role
@@ -131,3 +139,9 @@ def _show_outcome(o: Returned | Raised) -> str:
     if isinstance(o, Returned):
         return f"return {o.value!r}"
     return f"{o.exc_type}({o.message.render()!r})"
+
+
+def show_trace(trace: Trace) -> str:
+    """Every event of ``trace`` and its outcome, in full, as :func:`differences` shows them."""
+    parts = [_show(event) for event in trace.events] + [_show_outcome(trace.outcome)]
+    return "; ".join(parts)

@@ -21,6 +21,7 @@ from spec.catalogue import Catalogue, CatalogueError, load_catalogue
 
 from . import profiles
 from .adapter import FEATURES, AdapterError
+from .attribution import RESTORE_RULES
 from .certificate import build_certificate, dumps, spec_version
 from .check import Target
 from .expectations import ExpectationsError, load_expectations, stale_entries
@@ -70,6 +71,8 @@ class _State:
     feature_rules: dict[str, set[str]] = field(default_factory=dict)
     not_applicable: set[str] = field(default_factory=set)
     leaks: dict[str, list[str]] = field(default_factory=dict)
+    #: Per leaking test: the rules its leak breaks, and whether the leak alone failed it.
+    leak_rules: dict[str, tuple[tuple[str, ...], bool]] = field(default_factory=dict)
     #: node IDs of the suite's tests this run selected, and of those that reported a result
     selected: set[str] = field(default_factory=set)
     reported: set[str] = field(default_factory=set)
@@ -375,6 +378,7 @@ def pytest_runtest_makereport(item: pytest.Item,
         leaked = _reset(state)
         if leaked:
             state.leaks[item.nodeid] = leaked
+            state.leak_rules[item.nodeid] = (_leak_rules(item, state), not report.failed)
             text = f"implementation leaked state: {'; '.join(leaked)} (the state was reset)"
             if report.failed:
                 report.sections.append(("tfmode-conformance", text))
@@ -438,12 +442,31 @@ def _properties(item: pytest.Item) -> dict[str, Any]:
     return {str(k): v for k, v in item.user_properties}
 
 
-def _concerned(outcome: TestOutcome, props: dict[str, Any]) -> tuple[str, ...]:
+def _leak_rules(item: pytest.Item, state: _State) -> tuple[str, ...]:
+    """What a test's leak breaks: the rules that decide what is current once every block has
+    exited (those of them the test is marked with, if any), never the test's other rules."""
+    assert state.adapter is not None
+    restore = RESTORE_RULES.get(state.adapter.generation, ())
+    own = tuple(r for r in _marker_args(item, "rule") if r in restore)
+    return own or restore
+
+
+def _concerned(item: pytest.Item, state: _State, outcome: TestOutcome,
+               props: dict[str, Any]) -> tuple[str, ...]:
+    """The rules a failure counts against: those the test attributed it to (``failed_rules``),
+    marked on the test or not; else a leak's rules, and the test's own unless the leak alone
+    failed it."""
     named = props.get("failed_rules")
     if isinstance(named, str):
         named = [n.strip() for n in named.split(",")]
-    chosen = tuple(r for r in outcome.rules if named and r in named)
-    return chosen or outcome.rules
+    if not isinstance(named, (list, tuple)):
+        named = []
+    known = set(state.catalogue.ids())
+    chosen = tuple(dict.fromkeys(str(r) for r in named if str(r) in known))
+    if chosen:
+        return chosen
+    leak, alone = state.leak_rules.get(item.nodeid, ((), False))
+    return leak if alone else tuple(dict.fromkeys((*outcome.rules, *leak)))
 
 
 def _failure(item: pytest.Item, report: pytest.TestReport, state: _State,
@@ -476,7 +499,7 @@ def _record(item: pytest.Item, state: _State, outcome: TestOutcome,
         props = _properties(item)
         if outcome.status != "failed":
             outcome.status = "failed"
-            outcome.failed_rules = _concerned(outcome, props)
+            outcome.failed_rules = _concerned(item, state, outcome, props)
             outcome.failure = _failure(item, report, state, props)
         expected = [r for r in outcome.failed_rules if r in state.expected]
         if report.failed and report.when == "call" and len(expected) == len(outcome.failed_rules):

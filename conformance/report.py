@@ -70,7 +70,12 @@ class Failure:
 
 @dataclass
 class TestOutcome:
-    """What one test did, and which of its rules a failure concerns."""
+    """What one test did, and which rules a failure concerns.
+
+    ``rules`` are the rules the test is marked with; ``failed_rules`` those its failure is
+    attributed to, which need not be among them (an example about one rule can expose a
+    mode left current, which fails the rule about restoring it).
+    """
 
     __test__ = False  # not a pytest test class
 
@@ -80,6 +85,11 @@ class TestOutcome:
     status: Status = "skipped"
     failed_rules: tuple[str, ...] = ()
     failure: Failure | None = None
+
+    def concerns(self) -> tuple[str, ...]:
+        """Every rule this outcome says something about: its own, and those it failed."""
+        extra = self.failed_rules if self.status == "failed" else ()
+        return tuple(dict.fromkeys((*self.rules, *extra)))
 
     def status_for(self, rule_id: str) -> Status:
         if self.status == "failed" and rule_id not in self.failed_rules:
@@ -116,7 +126,7 @@ def aggregate(catalogue: Catalogue, generation: str, outcomes: Iterable[TestOutc
     """Every catalogue rule's verdict for an implementation of ``generation`` (and stack version)."""
     by_rule: dict[str, list[TestOutcome]] = {}
     for outcome in outcomes:
-        for rule_id in outcome.rules:
+        for rule_id in outcome.concerns():
             by_rule.setdefault(rule_id, []).append(outcome)
     out: dict[str, RuleVerdict] = {}
     for rule in catalogue.rules:

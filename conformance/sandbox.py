@@ -304,9 +304,13 @@ def sandboxed(function: Callable[..., None]) -> Callable[..., None]:
                 passed, hypothesis_snapshot(), list(sys.path), seconds=target.body_seconds,
                 during=f"running {function.__name__}")
         except RemoteError as exc:
+            recorded = list(exc.extra.get("properties", ()))
             rules = exc.extra.get("rules")
-            if rules and record is not None:
-                record("failed_rules", ",".join(rules))
+            if rules and not any(key == "failed_rules" for key, _ in recorded):
+                recorded.append(("failed_rules", ",".join(rules)))
+            for key, value in recorded:
+                if record is not None:
+                    record(key, value)
             pytest.fail(f"{exc.type_name}: {exc.message}" if exc.type_name != "Failed"
                         else exc.message, pytrace=False)
         except ImplementationFault as exc:

@@ -219,3 +219,21 @@ def test_a_crash_leaves_the_old_file_and_no_temporary(tmp_path: Path, where: str
     monkeypatch.undo()
     assert target.read_text() == "old\n"
     assert os.listdir(tmp_path) == ["certificate.json"]
+
+
+def test_a_failure_counts_against_the_rules_it_is_attributed_to_marked_or_not() -> None:
+    a, b, c = BOTH[:3]
+    outcomes = [
+        outcome("t::about_a", (a,), "failed", failed=(c,)),  # exposes a fault of rule c
+        outcome("t::a_passes", (a,), "passed"),
+        outcome("t::c_passes", (c,), "passed"),
+        outcome("t::b_unattributed", (b,), "failed"),
+    ]
+    v = aggregate(CATALOGUE, "2022", outcomes, {})
+    assert (v[a].verdict, v[b].verdict, v[c].verdict) == ("pass", "fail", "fail")
+    assert [f.test for f in v[c].failures] == ["t::about_a"]
+    assert v[c].tests == ["t::about_a", "t::c_passes"]
+    assert v[a].failures == []
+    again = TestOutcome.from_json(outcomes[0].to_json())  # as pytest-xdist carries it
+    assert again == outcomes[0]
+    assert aggregate(CATALOGUE, "2022", [again], {})[c].verdict == "fail"

@@ -520,3 +520,43 @@ def test_xdist_runs_give_the_verdicts_of_a_serial_run(pytester: pytest.Pytester)
     one, two = certificate(pytester, "serial"), certificate(pytester, "spread")
     assert one["rules"] == two["rules"] and one["summary"] == two["summary"]
     assert verdicts(two)["TFM_ORDER_005"] == "expected_failure"
+
+
+BLAME = '''
+import pytest
+from conformance.sandbox import sandboxed
+
+@pytest.mark.rule("TFM_ARGS_003")
+def test_exposes_another_rules_fault(record_property):
+    record_property("failed_rules", "TFM_PUSH_003")
+    raise AssertionError("after the scenario: expected current mode None, observed 'M'")
+
+@pytest.mark.rule("TFM_ARGS_001")
+@sandboxed
+def test_leaks_but_checks_nothing_of_restoring(adapter):
+    import reference_impl
+    from reference_impl.overrides import TorchFunctionMode
+
+    class Left(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    reference_impl._C._set_torch_function_mode(Left(inner=None))
+'''
+
+
+def test_failures_blame_the_attributed_rules_and_leaks_the_restoring_ones(
+        pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_toy=BLAME)
+    run(pytester, "--impl", "reference_impl").assert_outcomes(failed=2)
+    cert = certificate(pytester)
+    failing = {rule: [f["test"].split("::")[-1] for f in entry["failures"]]
+               for rule, entry in cert["rules"].items() if entry["verdict"] == "fail"}
+    assert failing == {
+        "TFM_PUSH_003": ["test_exposes_another_rules_fault", "test_leaks_but_checks_nothing_of_restoring"],
+        "TFM_ENABLE_001": ["test_leaks_but_checks_nothing_of_restoring"],
+        "TFM_REENTRY_002": ["test_leaks_but_checks_nothing_of_restoring"],
+        "TFM_REENTRY_003": ["test_leaks_but_checks_nothing_of_restoring"],
+    }
+    assert cert["rules"]["TFM_ARGS_003"]["verdict"] == "pass"
+    assert cert["rules"]["TFM_ARGS_001"]["verdict"] == "pass"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -64,7 +65,8 @@ def test_each_thread_sees_only_its_own_mode(adapter: Adapter) -> None:
 
 @pytest.mark.rule("TFM_THREAD_001")
 @sandboxed
-def test_a_new_thread_starts_without_a_mode(adapter: Adapter) -> None:
+def test_a_new_thread_starts_without_a_mode(adapter: Adapter,
+                                            record_property: Callable[[str, object], None]) -> None:
     found: list[object] = []
     with adapter.push(_logging_mode(adapter, [], 0)):
         worker = threading.Thread(target=lambda: found.append(adapter.current_mode()), daemon=True)
@@ -72,6 +74,11 @@ def test_a_new_thread_starts_without_a_mode(adapter: Adapter) -> None:
         _join([worker])
         assert adapter.current_mode() is not None
     assert found == [None]
+    left = adapter.current_mode()
+    if left is not None:  # not this test's rule: the one that says the push block restores
+        record_property("failed_rules", "TFM_PUSH_003" if adapter.generation == "2022"
+                        else "TFM_STACK_002")
+        pytest.fail(f"the push block left its mode current: {left!r}", pytrace=False)
 
 
 @pytest.mark.rule("TFM_DISABLE_006")

@@ -50,16 +50,21 @@ def _types_list(types: tuple[str, ...]) -> list[str | Ref]:
 
 
 def no_implementation(func: str, types: tuple[str, ...], mode: str | None, *, python: bool) -> Message:
-    """TFM_ERROR_001..004: the TypeError raised when every handler declined."""
+    """TFM_ERROR_001..004: the TypeError raised when every handler declined (each part tagged
+    with the rule that decides it: the text, the types by repr, the mode suffix)."""
     parts: list[str | Ref] = ["no implementation found for '", Ref("func", func), "' on types that "]
     parts.append("implement __torch_function__: ")
-    parts.extend(_types_list(types))
+    rules = [("TFM_ERROR_003",) if python else ("TFM_ERROR_001",)] * len(parts)
+    listed = _types_list(types)
+    parts.extend(listed)
+    rules += [("TFM_ERROR_004",)] * len(listed)
     if mode is not None:
         if python:
             parts.extend([" nor in mode ", Ref("mode", mode)])
         else:
             parts.extend([" nor was it found on the currently active mode ", Ref("mode", mode)])
-    return Message(tuple(parts))
+        rules += [("TFM_ERROR_003",) if python else ("TFM_ERROR_002",)] * 2
+    return Message(tuple(parts), tuple(rules))
 
 
 def multiple_dispatch_failed(func: str, types: tuple[str, ...], mode: str | None) -> Message:

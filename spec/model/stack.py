@@ -75,7 +75,10 @@ class StackEngine(Engine):
         return None if self.modes_off else self.current
 
     def run(self) -> Trace:
-        trace = super().run()
+        return self.translate(super().run())
+
+    def translate(self, trace: Trace) -> Trace:
+        """The 2022 model's rule tags in ``trace`` turned into this generation's."""
         return _translate(trace, {**_COMMON, **_BY_VERSION[self.version]})
 
     # -- threads --------------------------------------------------------------
@@ -220,6 +223,9 @@ def _translate(trace: Trace, table: dict[str, tuple[str, ...]]) -> Trace:
             event = replace(event, rules=tr(event.rules))
         events.append(event)
     outcome = replace(trace.outcome, rules=tr(trace.outcome.rules))
+    if isinstance(outcome, Raised):
+        message = outcome.message
+        outcome = replace(outcome, message=replace(message, rules=tuple(tr(r) for r in message.rules)))
     notes = tuple((i, replace(note, rules=tr(note.rules))) for i, note in trace.notes)
     return Trace(tuple(events), outcome, trace.after, notes, tr(trace.after_rules))
 

@@ -47,6 +47,11 @@ class Message:
     """An exception or warning text with references to scenario objects."""
 
     parts: tuple[MessagePart, ...]
+    #: Per part, the rules that decide it (empty: those of the event or outcome it is part of).
+    rules: tuple[tuple[str, ...], ...] = field(default=(), compare=False)
+
+    def rules_for(self, index: int) -> tuple[str, ...]:
+        return self.rules[index] if index < len(self.rules) else ()
 
     def render(self, naming: dict[tuple[str, str], str] | None = None) -> str:
         out: list[str] = []

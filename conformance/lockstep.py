@@ -1,0 +1,201 @@
+"""Steps the model and an implementation in lockstep; each divergence names the rules it breaks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from hypothesis import settings
+from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
+
+from spec.model.engine import Engine, ModelRaise
+from spec.model.functions import tensor_data
+from spec.model.scenario import Scenario
+from spec.model.trace import Message, Raised, Returned, Trace
+from spec.model.values import ModeRef, SymTensor, to_value
+
+from .adapter import Adapter
+from .attribution import RESTORE_RULES, attribute
+from .compare import differences, show_trace
+from .runner import Run
+
+#: At most this many machine runs under any profile: each run is up to 50 steps long.
+MAX_RUNS = 200
+
+
+class Divergence(AssertionError):
+    """The implementation parts from the model; ``rules`` decide the field that differs."""
+
+    def __init__(self, rules: tuple[str, ...], message: str) -> None:
+        super().__init__(message)
+        self.rules = rules
+
+
+class Lockstep(RuleBasedStateMachine):
+    """Enters, exits and calls on both sides, comparing each step's result."""
+
+    adapter: Adapter
+
+    def __init__(self, model: Engine, scenario: Scenario, modes: tuple[str, ...]) -> None:
+        super().__init__()
+        self.model = model
+        self.impl = Run(scenario, self.adapter)
+        #: Which of the implementation's objects each of the model's modes is.
+        self.objects: dict[ModeRef, object] = {}
+        for name in modes:
+            self.model.construct_upfront(name)
+            self.impl.instances[name] = self.adapter.make_mode(self.impl.mode_classes[name])
+            self.objects[ModeRef("inst", name, 0)] = self.impl.instances[name]
+        #: Open blocks: the model's, the implementation's, and the rules their exit restores by.
+        self.open: list[tuple[Any, Any, tuple[str, ...]]] = []
+        #: The last step, and the rules that decide what is current after it.
+        self.step = "the start"
+        self.current_rules = RESTORE_RULES[scenario.generation]
+
+    def tags(self, rules: tuple[str, ...]) -> tuple[str, ...]:
+        """The model's rule tags ``rules`` as the rules of the model's generation."""
+        return self.model.translate(Trace((), Raised("", Message(()), rules), None)).outcome.rules
+
+    def enter(self, step: str, model_cm: Any, impl_cm: Any, restores: tuple[str, ...]) -> None:
+        """Enter both blocks; ``restores``: the rules that decide what their exit restores."""
+        self.step = step
+        predicted: ModelRaise | None = None
+        entered: object = None
+        try:
+            entered = model_cm.__enter__()
+        except ModelRaise as exc:
+            predicted = exc
+        if predicted is not None:
+            self.current_rules = self.tags(predicted.rules)
+        elif isinstance(entered, tuple):
+            self.current_rules = self.tags(entered)
+        else:  # a push: the mode it made current
+            installed = self.model.installed_by.get(entered) if isinstance(entered, ModeRef) else None
+            self.current_rules = self.tags(installed or ("TFM_PUSH_001",))
+        try:
+            impl_entered = impl_cm.__enter__()
+        except Exception as exc:
+            if predicted is None:
+                raise Divergence(self.current_rules, f"{step}: the model enters, the "
+                                 f"implementation raised {type(exc).__name__}({str(exc)!r})") from None
+            self.same_error(predicted, exc)
+            return
+        if predicted is not None:
+            raise Divergence(self.current_rules, f"{step}: the model raises {predicted.exc_type}("
+                             f"{predicted.message.render(self.impl.naming())!r}), the "
+                             "implementation entered")
+        if isinstance(entered, ModeRef) and impl_entered is not None:
+            self.objects[entered] = impl_entered  # the mode a push made
+        self.open.append((model_cm, impl_cm, self.tags(restores)))
+
+    def same_error(self, predicted: ModelRaise, exc: BaseException) -> None:
+        self.compare(Trace((), Raised(predicted.exc_type, predicted.message, predicted.rules), None),
+                     Trace((), Raised(type(exc).__name__, Message((str(exc),))), None))
+
+    def compare(self, expected: Trace, observed: Trace) -> None:
+        """Raise a :class:`Divergence` carrying the rules of the first field that differs."""
+        expected = self.model.translate(expected)
+        naming = self.impl.naming()
+        diff = differences(expected, observed, naming)
+        if diff:
+            rules = attribute(self.impl.sc, expected, observed, naming)
+            raise Divergence(rules, "\n".join([f"{self.step}:", *diff,
+                                               f"expected: {show_trace(expected)}",
+                                               f"observed: {show_trace(observed)}"]))
+
+    def call(self, func: str) -> None:
+        self.step = f"call {func}"
+        if func == "ones":
+            model_args: list[Any] = [2]
+            impl_args: list[Any] = [2]
+        else:
+            model_args = [SymTensor("Tensor", tensor_data(k), f"x{k}") for k in range(2)]
+            impl_args = [self.adapter.tensor(tensor_data(k)) for k in range(2)]
+        before_model, before_impl = len(self.model.events), len(self.impl.events)
+        self.model.value_rules.clear()
+        expected: Returned | Raised
+        try:
+            value = to_value(self.model.call(func, model_args, {}))
+            expected = Returned(value, tuple(sorted(self.model.value_rules)) or ("TFM_ORDER_007",))
+        except ModelRaise as exc:
+            expected = Raised(exc.exc_type, exc.message, exc.rules)
+        raised = isinstance(expected, Raised)
+        self.current_rules = self.tags(("TFM_REENTRY_003",) if raised else ("TFM_REENTRY_002",))
+        try:
+            observed: Returned | Raised = Returned(self.impl.observe(self.impl.call(func, impl_args, {})))
+        except Exception as exc:
+            observed = Raised(type(exc).__name__, Message((str(exc),)))
+        self.compare(Trace(tuple(self.model.events[before_model:]), expected, None),
+                     Trace(tuple(self.impl.events[before_impl:]), observed, None))
+
+    def exit(self, index: int) -> None:
+        model_cm, impl_cm, restores = self.open.pop(index)
+        self.step, self.current_rules = f"exit of open block {index}", restores
+        model_cm.__exit__(None, None, None)
+        try:
+            impl_cm.__exit__(None, None, None)
+        except Exception as exc:
+            raise Divergence(restores, f"{self.step}: the model exits, the implementation raised "
+                             f"{type(exc).__name__}({str(exc)!r})") from None
+
+    def _is(self, ref: ModeRef, obj: object) -> bool:
+        known = self.objects.get(ref)
+        return obj is known if known is not None else self.impl.label(obj) == ref.label
+
+    def _show(self, obj: object) -> str:
+        refs = [ref for ref, known in self.objects.items() if known is obj]
+        return self._name(refs[0]) if refs else f"{self.impl.label(obj)} (an object of no step)"
+
+    @staticmethod
+    def _name(ref: ModeRef) -> str:
+        return f"{ref.label} (up-front)" if ref.serial == 0 else f"{ref.label} #{ref.serial}"
+
+    def same_modes(self, what: str, expected: list[ModeRef], observed: list[object]) -> None:
+        """The implementation's modes are the very objects the model's are (not only alike)."""
+        if len(expected) != len(observed) or not all(map(self._is, expected, observed)):
+            raise Divergence(self.current_rules, f"after {self.step}: expected {what} "
+                             f"{[self._name(r) for r in expected]}, observed "
+                             f"{[self._show(o) for o in observed]}")
+
+    def close(self, check: Callable[[], None]) -> None:
+        """Exit every open block (innermost first), check the state, and reset the implementation."""
+        try:
+            while self.open:
+                self.exit(len(self.open) - 1)
+                check()
+            check()
+        finally:
+            self.adapter.reset()
+
+
+def _leaves(group: BaseExceptionGroup[Divergence]) -> Iterator[Divergence]:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            yield from _leaves(exc)
+        else:
+            yield exc
+
+
+def run_lockstep(machine: type[RuleBasedStateMachine],
+                 record_property: Callable[[str, object], None]) -> None:
+    """Run ``machine`` as a test; a divergence fails the rules it carries, and no others."""
+    current = settings()
+    try:
+        run_state_machine_as_test(  # type: ignore[no-untyped-call,unused-ignore]
+            machine, settings=settings(current, max_examples=min(current.max_examples, MAX_RUNS)))
+    except Divergence as exc:
+        found = [exc]
+    except BaseExceptionGroup as group:
+        divergences, rest = group.split(Divergence)
+        if divergences is None or rest is not None:
+            raise
+        found = list(_leaves(divergences))
+    else:
+        return
+    rules = tuple(dict.fromkeys(r for d in found for r in d.rules))
+    if rules:
+        record_property("failed_rules", ",".join(rules))
+    pytest.fail("\n\n".join("\n".join([f"breaks {', '.join(d.rules) or 'an unattributed rule'}:",
+                                       str(d), *getattr(d, "__notes__", ())]) for d in found),
+                pytrace=False)
