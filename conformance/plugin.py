@@ -22,6 +22,7 @@ from . import profiles
 from .adapter import FEATURES, Adapter, load_adapter
 from .certificate import build_certificate, dumps, spec_version, write_atomically
 from .expectations import ExpectationsError, load_expectations, stale_entries
+from .observed import Observed, expected_settings, hypothesis_section, read_settings
 from .report import (
     MUST_LEVELS,
     Failure,
@@ -57,8 +58,12 @@ class _State:
     reports_dir: Path = Path("reports")
     timeout: float = DEFAULT_TIMEOUT
     profile: str = ""
+    #: The profile loaded for every test: ``profile``, or one hypothesis derived from it.
+    run_profile: str = ""
     seed: str | None = None
     derandomize: bool = False
+    #: What the chosen profile and seed mean, as they were when chosen.
+    requested: Observed | None = None
     junit_tmp: Path | None = None
     outcomes: dict[str, TestOutcome] = field(default_factory=dict)
     coverage: dict[str, list[str]] = field(default_factory=dict)
@@ -66,6 +71,8 @@ class _State:
     feature_rules: dict[str, set[str]] = field(default_factory=dict)
     not_applicable: set[str] = field(default_factory=set)
     leaks: dict[str, list[str]] = field(default_factory=dict)
+    #: {node ID: the hypothesis settings the test ran with, as it read them back}
+    observed: dict[str, Observed] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
 
 
@@ -79,6 +86,11 @@ def _state(config: pytest.Config) -> _State:
         if not hasattr(config, "workerinput"):
             _CONTROLLER["state"] = state
     return state
+
+
+def suite_active(config: pytest.Config) -> bool:
+    """Whether this run is a conformance run (the plugin chooses the hypothesis profile)."""
+    return _state(config).active
 
 
 #: The state of the process that writes the reports (pytest_runtest_logreport has no config).
@@ -212,10 +224,19 @@ def _choose_profile(config: pytest.Config, state: _State) -> None:
     if hasattr(config.option, "hypothesis_profile"):
         config.option.hypothesis_profile = name  # hypothesis' own plugin loads it after us
     settings.load_profile(name)
-    state.profile = name
+    state.profile = state.run_profile = name
     state.derandomize = bool(settings.get_profile(name).derandomize)
     seed = config.getoption("hypothesis_seed", None)
-    state.seed = None if seed is None else str(seed)
+    state.seed = None if seed is None else _seed_text(seed)
+    state.requested = expected_settings(name, state.seed)
+
+
+def _seed_text(seed: object) -> str:
+    """The seed as hypothesis uses it (an integer where the text is one), as text."""
+    try:
+        return str(int(str(seed)))
+    except ValueError:
+        return str(seed)
 
 
 # -- collection ------------------------------------------------------------------------------
@@ -300,6 +321,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     state = _state(session.config)
+    if state.active:
+        current = settings.get_current_profile_name()
+        if current.startswith(f"{state.profile}-with-"):  # hypothesis' --hypothesis-verbosity
+            state.run_profile = current
     if state.junit_tmp is None:
         return
     for plugin in session.config.pluginmanager.get_plugins():
@@ -339,6 +364,20 @@ def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool | None:
     return True
 
 
+_OBSERVED_KEY = pytest.StashKey[Observed]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """Load the chosen profile again (a conftest.py may have loaded another one since) and
+    read back the settings the test runs with."""
+    state = _state(item.config)
+    if state.active and state.run_profile:
+        settings.load_profile(state.run_profile)
+        item.stash[_OBSERVED_KEY] = read_settings()
+    return (yield)
+
+
 def _reset(state: _State) -> list[str]:
     assert state.adapter is not None
     try:
@@ -366,6 +405,12 @@ def pytest_runtest_makereport(item: pytest.Item,
                 report.outcome, report.longrepr = "failed", text
     elif call.when == "teardown":
         _reset(state)  # whatever a fixture left behind must not reach the next test
+    observed = item.stash.get(_OBSERVED_KEY, None)
+    if call.when == "call" and observed is not None:
+        if hasattr(item.config, "workerinput"):
+            report.user_properties.append((_SETTINGS, observed.to_json()))
+        else:
+            state.observed[item.nodeid] = observed
     outcome = state.outcomes.get(item.nodeid)
     if outcome is not None:
         _record(item, state, outcome, report)
@@ -374,20 +419,24 @@ def pytest_runtest_makereport(item: pytest.Item,
     return report
 
 
-#: The user property that carries a worker's test outcome to the controller.
+#: The user properties that carry a worker's test outcome and hypothesis settings to the controller.
 _OUTCOME = "tfmode_outcome"
+_SETTINGS = "tfmode_hypothesis"
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """On the pytest-xdist controller: take each test's outcome from its workers' reports."""
+    state = _CONTROLLER.get("state")
+    if state is None or not state.active:
+        return
     for key, value in report.user_properties:
+        if key == _SETTINGS and isinstance(value, str):
+            state.observed[report.nodeid] = Observed.from_json(value)
         if key == _OUTCOME and isinstance(value, str):
             outcome = TestOutcome.from_json(value)
-            state = _CONTROLLER.get("state")
-            if state is not None and state.active:
-                state.outcomes[outcome.nodeid] = outcome
-                for feature in outcome.features:
-                    state.feature_rules.setdefault(feature, set()).update(outcome.rules)
+            state.outcomes[outcome.nodeid] = outcome
+            for feature in outcome.features:
+                state.feature_rules.setdefault(feature, set()).update(outcome.rules)
 
 
 def _properties(item: pytest.Item) -> dict[str, Any]:
@@ -558,18 +607,21 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
                          getattr(ad, "stack_version", None))
     level = level_reached(verdicts, ad.features, state.feature_rules)
     stale = stale_entries(state.expected, {k: v.verdict for k, v in verdicts.items()})
+    requested = state.requested or expected_settings(state.profile, state.seed)
+    hypothesis = hypothesis_section(requested, state.observed)
     certificate = build_certificate(
         catalogue=state.catalogue,
         implementation={"name": ad.name, "version": ad.version, "generation": ad.generation,
                         "features": sorted(ad.features)},
-        hypothesis_settings={"profile": state.profile, "seed": state.seed,
-                             "derandomize": state.derandomize},
+        hypothesis_settings=hypothesis,
         certify=state.certify, level=level, summary=summary(verdicts),
         rules=rule_entries(verdicts), stale=stale)
     shield = badge(verdicts, level)
     state.lines = [] if state.early else _header(state)  # the header came too early for it
     state.lines.append(f"{ad.name} {ad.version} (generation {ad.generation}): {shield['message']}")
     state.lines += terminal_lines(verdicts, level, stale, state.expected_path)
+    state.lines += [f"{'ERROR' if state.certify else 'WARNING'}: hypothesis settings differ: {line}"
+                    for line in hypothesis["disagreements"]]
     try:
         written = _write_reports(config, state, certificate, shield)
         state.lines.append(f"reports: {', '.join(written)}")
@@ -578,19 +630,23 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
         if session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if state.certify:
-        _certify_status(session, state, verdicts)
+        _certify_status(session, state, verdicts, len(hypothesis["disagreements"]))
 
 
 def _certify_status(session: pytest.Session, state: _State,
-                    verdicts: dict[str, RuleVerdict]) -> None:
+                    verdicts: dict[str, RuleVerdict], unsettled: int) -> None:
     bad = [k for k, v in verdicts.items()
            if v.rule.level in MUST_LEVELS and v.verdict in ("fail", "expected_failure", "untested")]
-    if not bad:
+    if not bad and not unsettled:
         state.lines.append("certification: every MUST rule passes")
         return
-    failing = sum(verdicts[k].verdict != "untested" for k in bad)
-    state.lines.append(f"certification FAILED: {failing} MUST rule(s) fail, "
-                       f"{len(bad) - failing} untested")
+    if bad:
+        failing = sum(verdicts[k].verdict != "untested" for k in bad)
+        state.lines.append(f"certification FAILED: {failing} MUST rule(s) fail, "
+                           f"{len(bad) - failing} untested")
+    if unsettled:
+        state.lines.append(f"certification FAILED: tests ran with other hypothesis settings than "
+                           f"profile {state.profile!r} ({unsettled} kind(s), listed above)")
     if session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
