@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import sys
@@ -50,6 +51,8 @@ class _State:
     active: bool = False
     early: bool = False
     spec: str = DEFAULT_IMPL
+    #: Where ``spec`` came from, as error messages and the header name it.
+    origin: str = ""
     adapter: Adapter | None = None
     catalogue: Catalogue = field(default_factory=lambda: Catalogue(()))
     certify: bool = False
@@ -168,10 +171,12 @@ def _activate(config: pytest.Config, state: _State, early: bool) -> None:
     """Load the implementation, the catalogue and the expectations; choose the profile."""
     state.active, state.early = True, early
     state.certify = bool(config.getoption("tfmode_certify"))
-    state.spec = config.getoption("tfmode_impl") or os.environ.get("TFMODE_IMPL") or DEFAULT_IMPL
+    state.spec, state.origin = _impl(config)
+    state.timeout = _timeout(config)
+    state.reports_dir = _reports_dir(config)
     try:
-        state.adapter = load_adapter(state.spec)
-    except Exception as exc:  # AdapterError, or anything an odd adapter factory raises
+        state.adapter = load_adapter(state.spec, state.origin)
+    except (Exception, SystemExit) as exc:  # AdapterError, or anything an odd adapter raises
         raise pytest.UsageError(_one_line(exc)) from None
     try:
         state.catalogue = load_catalogue()
@@ -189,15 +194,52 @@ def _activate(config: pytest.Config, state: _State, early: bool) -> None:
         if must:
             raise pytest.UsageError(f"--certify refuses expected failures on MUST rules: "
                                     f"{', '.join(must)} (in {state.expected_path})")
-    reports = config.getoption("tfmode_reports") or os.environ.get("TFMODE_REPORTS") or "reports"
-    state.reports_dir = Path(config.invocation_params.dir, reports)
-    state.timeout = config.getoption("tfmode_timeout") or DEFAULT_TIMEOUT
     _choose_profile(config, state)
     worker = hasattr(config, "workerinput")
     if (early and not worker and hasattr(config.option, "xmlpath") and not config.option.xmlpath
             and not config.option.collectonly):
         state.junit_tmp = state.reports_dir / ".junit.xml.tmp"
         config.option.xmlpath = str(state.junit_tmp)
+
+
+def _impl(config: pytest.Config) -> tuple[str, str]:
+    """The implementation to load and where it was named (for messages)."""
+    given = config.getoption("tfmode_impl")
+    if given is not None:
+        if not given.strip():
+            raise pytest.UsageError("--impl is empty: give MODULE or pkg.mod:ATTR")
+        return given, f"--impl {given!r}"
+    from_env = os.environ.get("TFMODE_IMPL", "")
+    if from_env.strip():
+        return from_env, f"TFMODE_IMPL={from_env!r}"
+    return DEFAULT_IMPL, f"--impl {DEFAULT_IMPL!r} (the default)"
+
+
+def _timeout(config: pytest.Config) -> float:
+    given = config.getoption("tfmode_timeout")
+    if given is None:
+        return DEFAULT_TIMEOUT
+    if not math.isfinite(given) or given <= 0:
+        raise pytest.UsageError(f"--rule-timeout must be a number of seconds > 0 (got {given:g})")
+    return float(given)
+
+
+def _reports_dir(config: pytest.Config) -> Path:
+    """The reports folder; refused now if it cannot be one (a file of its name or above it)."""
+    given = config.getoption("tfmode_reports")
+    origin = f"--reports-dir {given!r}"
+    if not given:
+        given = os.environ.get("TFMODE_REPORTS") or "reports"
+        origin = f"TFMODE_REPORTS={given!r}" if os.environ.get("TFMODE_REPORTS") else \
+            f"the reports folder {given!r} (the default)"
+    path = Path(config.invocation_params.dir, given)
+    for place in (path, *path.parents):
+        if place.exists():
+            if not place.is_dir():
+                what = "is a file" if place == path else f"lies under the file {str(place)!r}"
+                raise pytest.UsageError(f"{origin}: not a folder for the reports: it {what}")
+            break
+    return path
 
 
 def _explicit_database(profile: settings) -> bool:
@@ -504,7 +546,7 @@ def adapter(request: pytest.FixtureRequest) -> Adapter:
             or DEFAULT_IMPL
         try:
             state.adapter = load_adapter(spec)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             pytest.fail(_one_line(exc), pytrace=False)
     return state.adapter
 
@@ -537,10 +579,11 @@ def _header(state: _State) -> list[str]:
     assert ad is not None
     spec = spec_version(state.catalogue)
     seed = state.seed or ("derandomized" if state.derandomize else "random")
+    source = f"{'TFMODE_IMPL=' if state.origin.startswith('TFMODE_IMPL') else '--impl '}{state.spec}"
     lines = [
         f"tfmode-conformance {conformance.__version__}: spec of {spec['rules']} rules "
         f"({spec['digest'][:19]}), certify: {'yes' if state.certify else 'no'}",
-        f"implementation: {ad.name} {ad.version} (--impl {state.spec}), generation {ad.generation},"
+        f"implementation: {ad.name} {ad.version} ({source}), generation {ad.generation},"
         f" features: {', '.join(sorted(ad.features)) or 'none'}",
         f"hypothesis: profile {state.profile!r}, seed {seed}",
     ]
