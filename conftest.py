@@ -1,10 +1,20 @@
-"""Repository-wide pytest set-up: hypothesis profiles for the repository's own tests."""
+"""Repository-wide pytest set-up: hypothesis profiles for the repository's own tests.
+
+The conformance suite chooses its own profile (``conformance.plugin``); when it is active —
+also when it is run as a plugin from elsewhere and pytest finds this file — nothing here
+touches hypothesis' settings.
+"""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import settings
 
-from conformance import profiles
+from conformance import plugin, profiles
 
-profiles.register()
-settings.load_profile(profiles.default_profile())
+
+def pytest_configure(config: pytest.Config) -> None:
+    if plugin.suite_active(config) or config.getoption("hypothesis_profile", None):
+        return
+    profiles.register()
+    settings.load_profile(profiles.default_profile())

@@ -12,7 +12,8 @@ from .adapter import Adapter, load_adapter
 _EPILOG = """\
 examples:
   python -m conformance diff --impl reference_impl --impl my_torchlike --examples 500 --seed 1
-  python -m conformance snippet spec/examples/mode_stack.toml --impl reference_impl
+  python -m conformance snippet spec/scenarios/mode_stack.toml --impl reference_impl
+      (from the repository's root; any .toml or .json scenario file will do)
 """
 
 
@@ -51,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
 def _load(spec: str) -> Adapter:
     try:
         return load_adapter(spec)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         raise _UsageError(" ".join(str(exc).split())) from None
 
 

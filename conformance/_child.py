@@ -1,7 +1,7 @@
 """The sandbox's child process: loads the implementation and answers the suite's requests.
 
 Started by :class:`conformance.sandbox.Sandbox` as
-``python -m conformance._child READ_FD WRITE_FD SPEC PARENT_PID``. Each request is
+``python -m conformance._child READ_FD WRITE_FD SPEC PARENT_PID ORIGIN``. Each request is
 ``(target, args)``; the reply is ``("ok", result, threads_left)``,
 ``("raised", (type_name, message, extra), threads_left)`` or ``("exited", what)``.
 """
@@ -180,16 +180,13 @@ def _exit_name(exc: BaseException) -> str:
     return f"sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else type(exc).__name__
 
 
-def serve(conn_in: Connection, conn_out: Connection, spec: str) -> int:
+def serve(conn_in: Connection, conn_out: Connection, spec: str, origin: str) -> int:
     global _OUT
     from conformance.adapter import load_adapter
 
     _OUT = conn_out
     try:
-        adapter = load_adapter(spec)
-    except SystemExit as exc:
-        conn_out.send(("load_error", f"--impl {spec!r}: importing it called sys.exit({exc.code!r})"))
-        return 2
+        adapter = load_adapter(spec, origin)
     except BaseException as exc:
         conn_out.send(("load_error", _one_line(exc)))
         return 2
@@ -224,12 +221,12 @@ def serve(conn_in: Connection, conn_out: Connection, spec: str) -> int:
 
 
 def main(argv: list[str]) -> int:
-    read_fd, write_fd, spec, parent = int(argv[0]), int(argv[1]), argv[2], int(argv[3])
+    read_fd, write_fd, spec, parent, origin = int(argv[0]), int(argv[1]), argv[2], int(argv[3]), argv[4]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the suite's process decides when to stop
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
                      name="tfmode-sandbox-watch").start()
     conn_in, conn_out = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
-    return serve(conn_in, conn_out, spec)
+    return serve(conn_in, conn_out, spec, origin)
 
 
 if __name__ == "__main__":

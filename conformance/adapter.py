@@ -231,33 +231,38 @@ class NamespaceAdapter:
         return leaked
 
 
-def load_adapter(spec: str) -> Adapter:
-    """``MODULE`` (a namespace) or ``pkg.mod:ATTR`` (an adapter object or factory)."""
+def load_adapter(spec: str, origin: str | None = None) -> Adapter:
+    """``MODULE`` (a namespace) or ``pkg.mod:ATTR`` (an adapter object or factory).
+
+    ``origin`` names where ``spec`` came from in error messages (default ``--impl 'SPEC'``).
+    An implementation that calls ``sys.exit`` while loading is an error like any other.
+    """
+    given = origin or f"--impl {spec!r}"
     module_name, _, attr = spec.partition(":")
     if not module_name:
-        raise AdapterError(f"--impl {spec!r}: no module named")
+        raise AdapterError(f"{given}: no module named")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        raise AdapterError(f"--impl {spec!r}: no module named {exc.name!r}") from None
-    except Exception as exc:  # an import that raises: report it on one line
-        raise AdapterError(f"--impl {spec!r}: importing {module_name} raised "
+        raise AdapterError(f"{given}: no module named {exc.name!r}") from None
+    except (Exception, SystemExit) as exc:  # an import that raises: report it on one line
+        raise AdapterError(f"{given}: importing {module_name} raised "
                            f"{type(exc).__name__}: {exc}") from None
     if not attr:
         return NamespaceAdapter(module)
     try:
         obj = _lookup(module, attr)
     except AttributeError:
-        raise AdapterError(f"--impl {spec!r}: {module_name} has no attribute {attr!r}") from None
+        raise AdapterError(f"{given}: {module_name} has no attribute {attr!r}") from None
     if isinstance(obj, type) or (callable(obj) and not isinstance(obj, Adapter)):
         try:
             obj = obj()
-        except Exception as exc:
-            raise AdapterError(f"--impl {spec!r}: constructing the adapter raised "
+        except (Exception, SystemExit) as exc:
+            raise AdapterError(f"{given}: constructing the adapter raised "
                                f"{type(exc).__name__}: {exc}") from None
     members = [m for m in _protocol_members() if not hasattr(obj, m)]
     if members:
-        raise AdapterError(f"--impl {spec!r}: the adapter lacks {', '.join(members)}")
+        raise AdapterError(f"{given}: the adapter lacks {', '.join(members)}")
     return obj  # type: ignore[no-any-return]
 
 

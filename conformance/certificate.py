@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the certificate's shape changes incompatibly.
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 _ID: Final = r"^TFM_[A-Z]+_\d{3}$"
 _STR: Final[dict[str, Any]] = {"type": "string"}
@@ -69,6 +69,40 @@ _RULE: Final[dict[str, Any]] = {
         "tests": {"type": "array", "items": _STR, "description": "node IDs of its tests"},
         "expected_failure_reason": _STR,
         "failures": {"type": "array", "items": {"$ref": "#/$defs/failure"}},
+    },
+}
+
+_HYPOTHESIS: Final[dict[str, Any]] = {
+    "type": "object",
+    "description": "The hypothesis settings the tests ran with, as each test read them back "
+                   "from hypothesis just before it ran; null where no test reported.",
+    "required": ["profile", "seed", "derandomize", "max_examples", "database", "tests",
+                 "requested", "disagreements"],
+    "additionalProperties": False,
+    "properties": {
+        "profile": {"type": ["string", "null"],
+                    "description": "the settings profile every test ran under (null: they differ)"},
+        "seed": {"type": ["string", "null"],
+                 "description": "the seed given to hypothesis (null: none, or the tests differ); "
+                                "each generated-scenario chunk derives its own from it"},
+        "derandomize": {"type": ["boolean", "null"],
+                        "description": "true only if every test ran derandomized"},
+        "max_examples": {"type": ["integer", "null"], "minimum": 1,
+                         "description": "the smallest max_examples any test ran with"},
+        "database": {"type": ["boolean", "null"],
+                     "description": "whether any test ran with an example database"},
+        "tests": {"type": "integer", "minimum": 0, "description": "tests that reported"},
+        "requested": {
+            "type": "object",
+            "description": "the profile and seed the suite chose (--certify, --hypothesis-profile, "
+                           "--hypothesis-seed)",
+            "required": ["profile", "seed"],
+            "additionalProperties": False,
+            "properties": {"profile": _STR, "seed": {"type": ["string", "null"]}},
+        },
+        "disagreements": {"type": "array", "items": _STR,
+                          "description": "one line per way tests ran with settings other than "
+                                         "the requested ones (a --certify run with any fails)"},
     },
 }
 
@@ -114,13 +148,7 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
             "additionalProperties": False,
             "properties": {"python": _STR, "platform": _STR, "pytest": _STR, "hypothesis": _STR},
         },
-        "hypothesis": {
-            "type": "object",
-            "required": ["profile", "seed", "derandomize"],
-            "additionalProperties": False,
-            "properties": {"profile": _STR, "seed": {"type": ["string", "null"]},
-                           "derandomize": {"type": "boolean"}},
-        },
+        "hypothesis": _HYPOTHESIS,
         "run": {
             "type": "object",
             "description": "whether every selected test of the suite ran to its end and reported; "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import signal
 import sys
@@ -25,6 +26,7 @@ from .attribution import RESTORE_RULES
 from .certificate import build_certificate, dumps, spec_version
 from .check import Target
 from .expectations import ExpectationsError, load_expectations, stale_entries
+from .observed import Observed, expected_settings, hypothesis_section, read_settings
 from .report import (
     MUST_LEVELS,
     Failure,
@@ -54,6 +56,8 @@ class _State:
     active: bool = False
     early: bool = False
     spec: str = DEFAULT_IMPL
+    #: Where ``spec`` came from, as error messages and the header name it.
+    origin: str = ""
     adapter: Target | None = None
     catalogue: Catalogue = field(default_factory=lambda: Catalogue(()))
     certify: bool = False
@@ -62,8 +66,12 @@ class _State:
     reports_dir: Path = Path("reports")
     timeout: float = DEFAULT_TIMEOUT
     profile: str = ""
+    #: The profile loaded for every test: ``profile``, or one hypothesis derived from it.
+    run_profile: str = ""
     seed: str | None = None
     derandomize: bool = False
+    #: What the chosen profile and seed mean, as they were when chosen.
+    requested: Observed | None = None
     junit_tmp: Path | None = None
     outcomes: dict[str, TestOutcome] = field(default_factory=dict)
     coverage: dict[str, list[str]] = field(default_factory=dict)
@@ -78,6 +86,8 @@ class _State:
     reported: set[str] = field(default_factory=set)
     #: tests lost without a result of their own (a pytest-xdist worker died), one line each
     lost: list[str] = field(default_factory=list)
+    #: {node ID: the hypothesis settings the test ran with, as it read them back}
+    observed: dict[str, Observed] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
 
 
@@ -91,6 +101,11 @@ def _state(config: pytest.Config) -> _State:
         if not hasattr(config, "workerinput"):
             _CONTROLLER["state"] = state
     return state
+
+
+def suite_active(config: pytest.Config) -> bool:
+    """Whether this run is a conformance run (the plugin chooses the hypothesis profile)."""
+    return _state(config).active
 
 
 #: The state of the process that writes the reports (pytest_runtest_logreport has no config).
@@ -168,9 +183,10 @@ def _activate(config: pytest.Config, state: _State, early: bool) -> None:
     """Load the implementation, the catalogue and the expectations; choose the profile."""
     state.active, state.early = True, early
     state.certify = bool(config.getoption("tfmode_certify"))
-    state.spec = config.getoption("tfmode_impl") or os.environ.get("TFMODE_IMPL") or DEFAULT_IMPL
-    state.timeout = config.getoption("tfmode_timeout") or DEFAULT_TIMEOUT
-    state.adapter = _load(state.spec, state.timeout)
+    state.spec, state.origin = _impl(config)
+    state.timeout = _timeout(config)
+    state.reports_dir = _reports_dir(config)
+    state.adapter = _load(state.spec, state.timeout, state.origin)
     try:
         state.catalogue = load_catalogue()
     except CatalogueError as exc:
@@ -187,8 +203,6 @@ def _activate(config: pytest.Config, state: _State, early: bool) -> None:
         if must:
             raise pytest.UsageError(f"--certify refuses expected failures on MUST rules: "
                                     f"{', '.join(must)} (in {state.expected_path})")
-    reports = config.getoption("tfmode_reports") or os.environ.get("TFMODE_REPORTS") or "reports"
-    state.reports_dir = Path(config.invocation_params.dir, reports)
     _choose_profile(config, state)
     worker = hasattr(config, "workerinput")
     if (early and not worker and hasattr(config.option, "xmlpath") and not config.option.xmlpath
@@ -197,14 +211,54 @@ def _activate(config: pytest.Config, state: _State, early: bool) -> None:
         config.option.xmlpath = str(state.junit_tmp)
 
 
-def _load(spec: str, timeout: float) -> SandboxedImplementation:
+def _load(spec: str, timeout: float, origin: str | None = None) -> SandboxedImplementation:
     """The implementation, loaded in its sandbox process; a problem is one line."""
     try:
-        implementation = SandboxedImplementation(spec)
+        implementation = SandboxedImplementation(spec, origin=origin)
     except (AdapterError, ImplementationFault) as exc:
         raise pytest.UsageError(_one_line(exc)) from None
     implementation.body_seconds = timeout + 30.0  # the per-test limit comes first
     return implementation
+
+
+def _impl(config: pytest.Config) -> tuple[str, str]:
+    """The implementation to load and where it was named (for messages)."""
+    given = config.getoption("tfmode_impl")
+    if given is not None:
+        if not given.strip():
+            raise pytest.UsageError("--impl is empty: give MODULE or pkg.mod:ATTR")
+        return given, f"--impl {given!r}"
+    from_env = os.environ.get("TFMODE_IMPL", "")
+    if from_env.strip():
+        return from_env, f"TFMODE_IMPL={from_env!r}"
+    return DEFAULT_IMPL, f"--impl {DEFAULT_IMPL!r} (the default)"
+
+
+def _timeout(config: pytest.Config) -> float:
+    given = config.getoption("tfmode_timeout")
+    if given is None:
+        return DEFAULT_TIMEOUT
+    if not math.isfinite(given) or given <= 0:
+        raise pytest.UsageError(f"--rule-timeout must be a number of seconds > 0 (got {given:g})")
+    return float(given)
+
+
+def _reports_dir(config: pytest.Config) -> Path:
+    """The reports folder; refused now if it cannot be one (a file of its name or above it)."""
+    given = config.getoption("tfmode_reports")
+    origin = f"--reports-dir {given!r}"
+    if not given:
+        given = os.environ.get("TFMODE_REPORTS") or "reports"
+        origin = f"TFMODE_REPORTS={given!r}" if os.environ.get("TFMODE_REPORTS") else \
+            f"the reports folder {given!r} (the default)"
+    path = Path(config.invocation_params.dir, given)
+    for place in (path, *path.parents):
+        if place.exists():
+            if not place.is_dir():
+                what = "is a file" if place == path else f"lies under the file {str(place)!r}"
+                raise pytest.UsageError(f"{origin}: not a folder for the reports: it {what}")
+            break
+    return path
 
 
 def _explicit_database(profile: settings) -> bool:
@@ -231,10 +285,19 @@ def _choose_profile(config: pytest.Config, state: _State) -> None:
     if hasattr(config.option, "hypothesis_profile"):
         config.option.hypothesis_profile = name  # hypothesis' own plugin loads it after us
     settings.load_profile(name)
-    state.profile = name
+    state.profile = state.run_profile = name
     state.derandomize = bool(settings.get_profile(name).derandomize)
     seed = config.getoption("hypothesis_seed", None)
-    state.seed = None if seed is None else str(seed)
+    state.seed = None if seed is None else _seed_text(seed)
+    state.requested = expected_settings(name, state.seed)
+
+
+def _seed_text(seed: object) -> str:
+    """The seed as hypothesis uses it (an integer where the text is one), as text."""
+    try:
+        return str(int(str(seed)))
+    except ValueError:
+        return str(seed)
 
 
 # -- collection ------------------------------------------------------------------------------
@@ -319,6 +382,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     state = _state(session.config)
+    if state.active:
+        current = settings.get_current_profile_name()
+        if current.startswith(f"{state.profile}-with-"):  # hypothesis' --hypothesis-verbosity
+            state.run_profile = current
     if state.junit_tmp is None:
         return
     for plugin in session.config.pluginmanager.get_plugins():
@@ -358,6 +425,20 @@ def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool | None:
     return True
 
 
+_OBSERVED_KEY = pytest.StashKey[Observed]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """Load the chosen profile again (a conftest.py may have loaded another one since) and
+    read back the settings the test runs with."""
+    state = _state(item.config)
+    if state.active and state.run_profile:
+        settings.load_profile(state.run_profile)
+        item.stash[_OBSERVED_KEY] = read_settings()
+    return (yield)
+
+
 def _reset(state: _State) -> list[str]:
     assert state.adapter is not None
     try:
@@ -386,6 +467,12 @@ def pytest_runtest_makereport(item: pytest.Item,
                 report.outcome, report.longrepr = "failed", text
     elif call.when == "teardown":
         _reset(state)  # whatever a fixture left behind must not reach the next test
+    observed = item.stash.get(_OBSERVED_KEY, None)
+    if call.when == "call" and observed is not None:
+        if hasattr(item.config, "workerinput"):
+            report.user_properties.append((_SETTINGS, observed.to_json()))
+        else:
+            state.observed[item.nodeid] = observed
     outcome = state.outcomes.get(item.nodeid)
     if outcome is not None:
         _record(item, state, outcome, report)
@@ -394,8 +481,9 @@ def pytest_runtest_makereport(item: pytest.Item,
     return report
 
 
-#: The user property that carries a worker's test outcome to the controller.
+#: The user properties that carry a worker's test outcome and hypothesis settings to the controller.
 _OUTCOME = "tfmode_outcome"
+_SETTINGS = "tfmode_hypothesis"
 
 
 @pytest.hookimpl(trylast=True)
@@ -425,17 +513,18 @@ def _account(state: _State, report: pytest.TestReport) -> None:
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Account for each test; on the pytest-xdist controller, take its outcome from the workers."""
-    controller = _CONTROLLER.get("state")
-    if controller is not None and controller.active:
-        _account(controller, report)
+    state = _CONTROLLER.get("state")
+    if state is None or not state.active:
+        return
+    _account(state, report)
     for key, value in report.user_properties:
+        if key == _SETTINGS and isinstance(value, str):
+            state.observed[report.nodeid] = Observed.from_json(value)
         if key == _OUTCOME and isinstance(value, str):
             outcome = TestOutcome.from_json(value)
-            state = _CONTROLLER.get("state")
-            if state is not None and state.active:
-                state.outcomes[outcome.nodeid] = outcome
-                for feature in outcome.features:
-                    state.feature_rules.setdefault(feature, set()).update(outcome.rules)
+            state.outcomes[outcome.nodeid] = outcome
+            for feature in outcome.features:
+                state.feature_rules.setdefault(feature, set()).update(outcome.rules)
 
 
 def _properties(item: pytest.Item) -> dict[str, Any]:
@@ -568,10 +657,11 @@ def _header(state: _State) -> list[str]:
     assert ad is not None
     spec = spec_version(state.catalogue)
     seed = state.seed or ("derandomized" if state.derandomize else "random")
+    source = f"{'TFMODE_IMPL=' if state.origin.startswith('TFMODE_IMPL') else '--impl '}{state.spec}"
     lines = [
         f"tfmode-conformance {conformance.__version__}: spec of {spec['rules']} rules "
         f"({spec['digest'][:19]}), certify: {'yes' if state.certify else 'no'}",
-        f"implementation: {ad.name} {ad.version} (--impl {state.spec}), generation {ad.generation},"
+        f"implementation: {ad.name} {ad.version} ({source}), generation {ad.generation},"
         f" features: {', '.join(sorted(ad.features)) or 'none'}",
         f"hypothesis: profile {state.profile!r}, seed {seed}",
     ]
@@ -640,12 +730,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
         level = {"reached": "none", "features": []}
         shield = {**shield, "message": "incomplete run", "color": "red"}
     stale = [] if problems else stale_entries(state.expected, {k: v.verdict for k, v in verdicts.items()})
+    requested = state.requested or expected_settings(state.profile, state.seed)
+    hypothesis = hypothesis_section(requested, state.observed)
     certificate = build_certificate(
         catalogue=state.catalogue,
         implementation={"name": ad.name, "version": ad.version, "generation": ad.generation,
                         "features": sorted(ad.features)},
-        hypothesis_settings={"profile": state.profile, "seed": state.seed,
-                             "derandomize": state.derandomize},
+        hypothesis_settings=hypothesis,
         run={"complete": not problems, "selected_tests": len(state.selected),
              "reported_tests": len(state.reported & state.selected), "problems": problems},
         certify=state.certify, level=level, summary=summary(verdicts),
@@ -656,6 +747,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
         state.lines.append("INCOMPLETE RUN: this certificate certifies nothing (level none)")
     state.lines.append(f"{ad.name} {ad.version} (generation {ad.generation}): {shield['message']}")
     state.lines += terminal_lines(verdicts, level, stale, state.expected_path)
+    state.lines += [f"{'ERROR' if state.certify else 'WARNING'}: hypothesis settings differ: {line}"
+                    for line in hypothesis["disagreements"]]
     try:
         written = write_run(state.reports_dir, {"certificate.json": dumps(certificate),
                                                 "badge.json": dumps(shield)}, state.junit_tmp)
@@ -669,22 +762,28 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
     if problems and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if state.certify:
-        _certify_status(session, state, verdicts, problems)
+        _certify_status(session, state, verdicts, problems, len(hypothesis["disagreements"]))
 
 
-def _certify_status(session: pytest.Session, state: _State,
-                    verdicts: dict[str, RuleVerdict], problems: list[str]) -> None:
+def _certify_status(session: pytest.Session, state: _State, verdicts: dict[str, RuleVerdict],
+                    problems: list[str], unsettled: int) -> None:
     bad = [k for k, v in verdicts.items()
            if v.rule.level in MUST_LEVELS and v.verdict in ("fail", "expected_failure", "untested")]
     if problems:
         state.lines.append("certification FAILED: the run is incomplete")
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         return
-    if not bad:
+    if not bad and not unsettled:
         state.lines.append("certification: every MUST rule passes")
         return
-    failing = sum(verdicts[k].verdict != "untested" for k in bad)
-    state.lines.append(f"certification FAILED: {failing} MUST rule(s) fail, "
-                       f"{len(bad) - failing} untested")
+    if bad:
+        failing = sum(verdicts[k].verdict != "untested" for k in bad)
+        state.lines.append(f"certification FAILED: {failing} MUST rule(s) fail, "
+                           f"{len(bad) - failing} untested")
+    if unsettled:
+        state.lines.append(f"certification FAILED: tests ran with other hypothesis settings than "
+                           f"profile {state.profile!r} ({unsettled} kind(s), listed above)")
     if session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

@@ -109,8 +109,10 @@ class _Tail:
 class Sandbox:
     """One child process holding the implementation; started on first use, replaced after a fault."""
 
-    def __init__(self, spec: str, startup_seconds: float = STARTUP_SECONDS) -> None:
+    def __init__(self, spec: str, startup_seconds: float = STARTUP_SECONDS,
+                 origin: str | None = None) -> None:
         self.spec = spec
+        self.origin = origin or f"--impl {spec!r}"
         self.startup_seconds = startup_seconds
         self.metadata: dict[str, Any] | None = None
         #: how many times the child was replaced after a fault, and how many of those were hangs
@@ -139,7 +141,7 @@ class Sandbox:
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "conformance._child", str(down_r), str(up_w), self.spec,
-                 str(os.getpid())],
+                 str(os.getpid()), self.origin],
                 pass_fds=(down_r, up_w), stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
                 env=env, start_new_session=True)
         finally:
@@ -243,8 +245,9 @@ class SandboxedImplementation:
     """The implementation under test as the suite's own process sees it: its description, and
     requests that run in a :class:`Sandbox`."""
 
-    def __init__(self, spec: str, startup_seconds: float = STARTUP_SECONDS) -> None:
-        self.sandbox = Sandbox(spec, startup_seconds)
+    def __init__(self, spec: str, startup_seconds: float = STARTUP_SECONDS,
+                 origin: str | None = None) -> None:
+        self.sandbox = Sandbox(spec, startup_seconds, origin)
         meta = self.sandbox.start()
         self.spec = spec
         self.name: str = meta["name"]

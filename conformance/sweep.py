@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 
-from hypothesis import Phase, given, seed, settings
+from hypothesis import Phase, core, given, seed, settings
 
 from spec.model.scenario import Generation, Scenario
 
@@ -53,14 +54,16 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
     """Generate scenarios with the active hypothesis profile (no shrinking) and check each.
 
     ``chunk`` numbers one of several independent sweeps (pytest-xdist spreads them over
-    workers): under a derandomized profile each chunk draws from a seed of its own, so the
-    chunks together are reproducible and none repeats another. ``deadline`` (a
-    ``time.monotonic()`` value) ends the sweep early: the scenarios checked so far stand.
+    workers): under a given seed (``--hypothesis-seed``) or a derandomized profile each chunk
+    draws from a seed of its own (:func:`chunk_seed`), so the chunks together are reproducible
+    and none repeats another. ``deadline`` (a ``time.monotonic()`` value) ends the
+    sweep early: the scenarios checked so far stand.
     """
     result = Sweep(generation)
     current = settings()
     examples = max_examples if max_examples is not None else current.max_examples
     derandomize = current.derandomize and chunk is None
+    own_seed = None if chunk is None else chunk_seed(given_seed(), current.derandomize, chunk)
 
     @settings(current, max_examples=examples, database=None, phases=(Phase.generate,),
               derandomize=derandomize)
@@ -92,10 +95,25 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
                                   f"crashed or hung on {result.faults} scenarios")
                 raise _Stop
 
-    if chunk is not None and current.derandomize:
-        one = seed(chunk)(one)
+    if own_seed is not None:
+        one = seed(own_seed)(one)
     try:
         one()
     except _Stop:
         pass
     return result
+
+
+def given_seed() -> object:
+    """The seed given to hypothesis (``--hypothesis-seed``), or None."""
+    return getattr(core, "global_force_seed", None)
+
+
+def chunk_seed(base: object, derandomize: bool, chunk: int) -> int | None:
+    """The seed chunk ``chunk`` draws from: derived from the given seed and the chunk number;
+    under a derandomized profile without a given seed, the chunk number itself; else None
+    (each chunk draws at random)."""
+    if base is not None:
+        digest = hashlib.sha256(f"tfmode-chunk:{base!r}:{chunk}".encode()).digest()
+        return int.from_bytes(digest[:8], "big")
+    return chunk if derandomize else None

@@ -17,6 +17,7 @@ from conformance.certificate import (
     validate_certificate,
     write_atomically,
 )
+from conformance.observed import Observed, hypothesis_section
 from conformance.report import (
     Failure,
     TestOutcome,
@@ -33,6 +34,7 @@ CATALOGUE = load_catalogue()
 BOTH = [r.id for r in CATALOGUE if r.generations == ("2022", "stack") and r.level == "MUST"]
 ONLY_2022 = next(r.id for r in CATALOGUE if r.generations == ("2022",))
 SHOULD = next(r.id for r in CATALOGUE if r.level == "SHOULD")
+CERTIFY = Observed("certify", 1000, True, False, None)
 
 
 def outcome(nodeid: str, rules: tuple[str, ...], status: str, failed: tuple[str, ...] = (),
@@ -122,7 +124,7 @@ def sample() -> dict[str, Any]:
         catalogue=CATALOGUE,
         implementation={"name": "reference_impl", "version": "0.1", "generation": "2022",
                         "features": ["raw-slot", "python-path"]},
-        hypothesis_settings={"profile": "certify", "seed": None, "derandomize": True},
+        hypothesis_settings=hypothesis_section(CERTIFY, {"t::f": CERTIFY}),
         run={"complete": True, "selected_tests": 186, "reported_tests": 186, "problems": []},
         certify=True, level=level, summary=summary(v), rules=rule_entries(v), stale=[],
         generated_at="2026-01-01T00:00:00+00:00")
@@ -155,7 +157,9 @@ def test_rule_entries_carry_no_times() -> None:
     (lambda d: d["rules"][BOTH[0]].update(verdict="great"), f"$.rules.{BOTH[0]}.verdict: 'great' is not"),
     (lambda d: d["rules"][BOTH[0]]["failures"][0].pop("message"), "message: missing"),
     (lambda d: d["hypothesis"].update(seed=3), "$.hypothesis.seed: expected string or null"),
-    (lambda d: d.update(schema_version=2), "$.schema_version: expected 1"),
+    (lambda d: d["hypothesis"].update(max_examples=0), "$.hypothesis.max_examples: 0 is below 1"),
+    (lambda d: d["hypothesis"]["requested"].pop("profile"), "$.hypothesis.requested.profile: missing"),
+    (lambda d: d.update(schema_version=1), "$.schema_version: expected 2"),
 ])
 def test_the_validator_finds_problems(change: Any, problem: str) -> None:
     doc = copy.deepcopy(sample())

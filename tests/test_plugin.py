@@ -348,7 +348,9 @@ def test_certificate_badge_and_junit(pytester: pytest.Pytester,
     cert = certificate(pytester, "out/reports")
     assert validate_certificate(cert) == []
     assert cert["certify"] is False
-    assert cert["hypothesis"] == {"profile": "dev", "seed": None, "derandomize": False}
+    assert cert["hypothesis"] == {  # read back by the five tests that ran (two do not apply)
+        "profile": "dev", "seed": None, "derandomize": False, "max_examples": 100, "database": True,
+        "tests": 5, "requested": {"profile": "dev", "seed": None}, "disagreements": []}
     assert cert["implementation"]["name"] == "reference_impl"
     badge = json.loads((reports / "badge.json").read_text())
     assert badge == {"schemaVersion": 1, "label": "tfmode conformance", "message": "fails 3 MUST",
@@ -520,6 +522,8 @@ def test_xdist_runs_give_the_verdicts_of_a_serial_run(pytester: pytest.Pytester)
     one, two = certificate(pytester, "serial"), certificate(pytester, "spread")
     assert one["rules"] == two["rules"] and one["summary"] == two["summary"]
     assert verdicts(two)["TFM_ORDER_005"] == "expected_failure"
+    # the workers' tests report the settings they read back, as the serial run's do
+    assert one["hypothesis"] == two["hypothesis"] and two["hypothesis"]["tests"] == 5
 
 
 BLAME = '''

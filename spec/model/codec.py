@@ -59,6 +59,8 @@ def load_scenario(path: Path) -> Scenario:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     try:
         data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -72,6 +74,12 @@ def load_scenario(path: Path) -> Scenario:
 def _expect(cond: bool, where: str, problem: str) -> None:
     if not cond:
         raise ScenarioError(f"{where}: {problem}")
+
+
+def _array(t: dict[str, Any], key: str, where: str) -> list[Any]:
+    value = t.get(key, [])
+    _expect(isinstance(value, list), where, f"{key} must be an array, got {type(value).__name__}")
+    return list(value)
 
 
 def _keys(d: Any, where: str, allowed: set[str],
@@ -166,7 +174,7 @@ def scenario_from_dict(d: Any) -> Scenario:
     gen = t.get("generation", "2022")
     _expect(gen in GENERATIONS, "generation", f"unknown generation {gen!r}")
     classes = []
-    for i, c in enumerate(t.get("classes", [])):
+    for i, c in enumerate(_array(t, "classes", "scenario")):
         w = f"classes[{i}]"
         c = _keys(c, w, {"name", "parent", "kind", "handler", "behaviour"}, {"name"})
         handler = c.get("handler", "classmethod")
@@ -181,19 +189,19 @@ def scenario_from_dict(d: Any) -> Scenario:
         parent = c.get("parent", "Tensor" if kind == "tensor" else "object")
         classes.append(ClassDecl(str(c["name"]), str(parent), kind, handler, beh))
     modes = []
-    for i, m in enumerate(t.get("modes", [])):
+    for i, m in enumerate(_array(t, "modes", "scenario")):
         w = f"modes[{i}]"
         m = _keys(m, w, {"name", "behaviour", "classmethod_handler"}, {"name", "behaviour"})
         modes.append(ModeDecl(str(m["name"]), behaviour_from(m["behaviour"], f"{w}.behaviour"),
                               bool(m.get("classmethod_handler", False))))
-    setup = tuple(step_from(s, f"setup[{i}]") for i, s in enumerate(t.get("setup", [])))
+    setup = tuple(step_from(s, f"setup[{i}]") for i, s in enumerate(_array(t, "setup", "scenario")))
     call = None
     if "call" in t:
         c = _keys(t["call"], "call", {"func", "args", "kwargs", "thread"}, {"func"})
-        _expect(c["func"] in FUNCS, "call", f"unknown function {c['func']!r}")
+        _expect(isinstance(c["func"], str) and c["func"] in FUNCS, "call", f"unknown function {c['func']!r}")
         kw = _keys(c.get("kwargs", {}), "call.kwargs", set(_kwarg_names()))
         call = Call(c["func"], tuple(arg_from(a, f"call.args[{i}]") for i, a in
-                                     enumerate(c.get("args", []))),
+                                     enumerate(_array(c, "args", "call"))),
                     tuple((k, arg_from(v, f"call.kwargs.{k}")) for k, v in kw.items()),
                     bool(c.get("thread", False)))
     scenario = Scenario(gen, tuple(classes), tuple(modes), setup, call, str(t.get("title", "")))
