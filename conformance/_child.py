@@ -230,6 +230,10 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    code = main(sys.argv[1:])
+    # Run the module under its own name: requests name its functions as conformance._child:...,
+    # and those must share this run's globals (the connection) and classes (BodyFailed).
+    from conformance import _child
+
+    code = _child.main(sys.argv[1:])
     sys.stdout.flush()
     os._exit(code)  # no interpreter shutdown: the implementation's threads must not hold it up

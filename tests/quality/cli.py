@@ -47,16 +47,23 @@ class SuiteRun:
         return "\n".join(self.output.splitlines()[-40:])
 
 
-def suite_command(impl: str, reports_dir: Path, extra: Sequence[str] = ()) -> list[str]:
-    return [sys.executable, "-m", "pytest", "--pyargs", "conformance.suite",
-            "-p", "conformance.plugin", "--impl", impl, "--reports-dir", str(reports_dir),
-            "-q", "-p", "no:cacheprovider", "--hypothesis-profile", PROFILE,
-            "--hypothesis-seed", SEED, *extra]
+def suite_command(impl: str, reports_dir: Path, extra: Sequence[str] = (),
+                  seed: str | None = SEED, profile: str | None = PROFILE) -> list[str]:
+    """The command line; ``seed`` or ``profile`` None leaves that option out."""
+    command = [sys.executable, "-m", "pytest", "--pyargs", "conformance.suite",
+               "-p", "conformance.plugin", "--impl", impl, "--reports-dir", str(reports_dir),
+               "-q", "-p", "no:cacheprovider"]
+    if profile is not None:
+        command += ["--hypothesis-profile", profile]
+    if seed is not None:
+        command += ["--hypothesis-seed", seed]
+    return [*command, *extra]
 
 
 def run_suite(impl: str, workdir: Path, extra: Sequence[str] = (), timeout: float = 1800,
               cwd: Path = REPO, env_extra: dict[str, str] | None = None,
-              stale_reports: bool = False) -> SuiteRun:
+              stale_reports: bool = False, seed: str | None = SEED,
+              profile: str | None = PROFILE) -> SuiteRun:
     """Run the suite on ``impl`` in a subprocess and read its certificate (None if absent).
 
     Each run gets its own hypothesis storage directory (the dev profile keeps an example
@@ -74,7 +81,7 @@ def run_suite(impl: str, workdir: Path, extra: Sequence[str] = (), timeout: floa
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     start = time.perf_counter()
     try:
-        proc = subprocess.run(suite_command(impl, reports, extra), cwd=cwd, env=env, text=True,
+        proc = subprocess.run(suite_command(impl, reports, extra, seed, profile), cwd=cwd, env=env, text=True,
                               capture_output=True, timeout=timeout, check=False)
         returncode, output = proc.returncode, proc.stdout + proc.stderr
     except subprocess.TimeoutExpired as exc:
