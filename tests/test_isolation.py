@@ -103,7 +103,7 @@ def test_a_hang_is_cut_at_its_limit(on_path: Path) -> None:
     impl = SandboxedImplementation(_namespace(on_path, "hangs", "while True: pass"))
     try:
         start = time.monotonic()
-        with pytest.raises(ImplementationHung, match="did not answer within 0.5 s"):
+        with pytest.raises(ImplementationHung, match=r"did not answer within 0\.5 s"):
             impl.call("tests.test_isolation:_call_mean", seconds=0.5, during="a test")
         assert time.monotonic() - start < 5
         assert impl.sandbox.hangs == 1
@@ -128,8 +128,8 @@ def test_a_crashing_scenario_fails_its_rules_with_the_crash(on_path: Path) -> No
 
 
 def test_a_looping_thread_does_not_outlive_its_request(on_path: Path) -> None:
-    impl = SandboxedImplementation(_namespace(
-        on_path, "spins", "import threading; threading.Thread(target=lambda: [0 for _ in iter(int, 1)]).start()"))
+    spin = "import threading; threading.Thread(target=lambda: [0 for _ in iter(int, 1)]).start()"
+    impl = SandboxedImplementation(_namespace(on_path, "spins", spin))
     try:
         impl.call("tests.test_isolation:_call_mean", seconds=10, during="a test")
         assert impl.sandbox._proc is None  # the child with the thread was ended at once
