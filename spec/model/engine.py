@@ -544,6 +544,8 @@ class Engine:
                 raise Unspecified(f"{action.target} does not take the arguments of {h.func}")
             if FUNCS[action.target].method and not h.args:
                 raise Unspecified(f"{action.target} needs its tensor positionally")
+            if "alpha" in (h.kwargs or {}) and not FUNCS[action.target].alpha:
+                raise Unspecified(f"{action.target} takes no alpha (the call's {h.func} did)")
             if not action.reenter:
                 with self.origin_as(Origin(h.role, h.mode)):
                     return self.call(action.target, h.args, h.kwargs)
