@@ -20,7 +20,7 @@ import pytest
 
 from spec.examples import load_examples
 from tests.mutants._build import Mutation
-from tests.quality.test_mutants_certified import REPO, suite_command
+from tests.quality.cli import REPO, suite_command
 
 #: A fault built here: the module the run imports (--impl), and its mutations.
 PUSH_LEAK = ("blame_push_leak", (Mutation(
