@@ -205,7 +205,7 @@ def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any]
                       rules: Mapping[str, Any], stale: Sequence[str],
                       generated_at: str | None = None) -> dict[str, Any]:
     """The certificate document (see :data:`CERTIFICATE_SCHEMA`)."""
-    now = generated_at or datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    now = generated_at or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     return {
         "schema_version": SCHEMA_VERSION,
         "suite_version": conformance.__version__,

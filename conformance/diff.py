@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -27,6 +28,9 @@ from spec.model.scenario import (
     Step,
 )
 from spec.model.trace import ANY_DICT, Constructed, Event, HandlerRun, Message, Raised, Returned, Trace
+
+if sys.version_info < (3, 11):  # Python 3.10
+    from exceptiongroup import BaseExceptionGroup
 
 from .adapter import Adapter, Generation
 from .compare import values_equal

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import tomllib
+import sys
 from collections.abc import Collection, Mapping
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
 
 __all__ = ["ExpectationsError", "load_expectations", "parse_expectations", "stale_entries"]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -19,6 +20,9 @@ from .adapter import Adapter
 from .attribution import RESTORE_RULES, attribute
 from .compare import differences, show_trace
 from .runner import Run
+
+if sys.version_info < (3, 11):  # Python 3.10
+    from exceptiongroup import BaseExceptionGroup
 
 #: At most this many machine runs under any profile: each run is up to 50 steps long.
 MAX_RUNS = 200

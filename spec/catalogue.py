@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
 
 __all__ = [
     "AREA_ORDER",

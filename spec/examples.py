@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-import tomllib
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -31,6 +31,11 @@ from typing import Any, Final
 from spec.catalogue import STACK_VERSIONS, load_catalogue
 from spec.model.codec import ScenarioError, scenario_from_dict
 from spec.model.scenario import Scenario
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
 
 __all__ = ["EXAMPLES_DIR", "Example", "ExampleError", "examples_for", "load_examples"]
 

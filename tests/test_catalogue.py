@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import doctest
 import re
+import sys
 import textwrap
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,11 @@ from spec.catalogue import (
     load_catalogue,
     validate_area_document,
 )
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
 
 #: Every rule ID of the plan, in plan order. The catalogue must hold exactly these.
 PLANNED_IDS: tuple[str, ...] = (

@@ -5,13 +5,18 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
-import tomllib
+import sys
 from pathlib import Path
 
 import pytest
 
 from conformance.expectations import load_expectations
 from spec.catalogue import load_catalogue
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
 
 FILES = sorted((Path(__file__).resolve().parents[1] / "conformance" / "expected_failures").glob("*.toml"))
 TORCH = importlib.util.find_spec("torch") is not None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import tomllib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,11 @@ from .scenario import (
     Step,
     TensorArg,
 )
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
 
 
 class ScenarioError(ValueError):

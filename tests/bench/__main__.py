@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         parts.append(text)
         print(text, flush=True)
 
-    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     emit(rst.table(f"The machine ({when}{', quick run' if args.quick else ''})",
                    ["property", "value"], rst.machine(torch_version), [30, 70]))
 
