@@ -22,6 +22,10 @@ from spec.examples import load_examples
 from tests.mutants._build import Mutation
 from tests.quality.cli import REPO, suite_command
 
+#: Under pytest-xdist (--dist loadgroup) this module's runs start once, on one worker: its
+#: module-scoped fixture starts them all together.
+pytestmark = pytest.mark.xdist_group("test_blame")
+
 #: A fault built here: the module the run imports (--impl), and its mutations.
 PUSH_LEAK = ("blame_push_leak", (Mutation(
     "overrides.py",
