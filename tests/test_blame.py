@@ -43,7 +43,7 @@ FAULTS = {
     "push_leaves_its_mode_on_error": Fault("tests.mutants.push_no_restore_on_error",
                                            frozenset({"TFM_PUSH_003"}),
                                            "push restores only when the block returns"),
-    "one_error_text": Fault("tests.mutants.error_text", frozenset({"TFM_ERROR_001"}),
+    "one_error_text": Fault("tests.mutants.error_text", frozenset({"TFM_TEXT_007"}),
                             "one phrase of the native no-implementation TypeError reworded"),
     "mode_in_types": Fault("tests.mutants.mode_type_in_types", frozenset({"TFM_TYPES_002"}),
                            "the mode's own type is added to types"),
