@@ -8,6 +8,7 @@ from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
 from spec.model.trace import Message, Raised, Trace
 
+from . import noise
 from .adapter import Adapter, release_of
 from .attribution import attribute, leak_rules
 from .compare import Naming, differences
@@ -83,6 +84,7 @@ def check(scenario: Scenario, adapter: Target, seconds: float | None = None) -> 
         return None
     try:
         observed, naming, leaked = observe(scenario, adapter, seconds)
+        noise.note(observed.noise)
     except ImplementationFault as fault:
         # Blame the first step the implementation did not get right or did not get to.
         partial = Trace(fault.partial, Raised(type(fault).__name__, Message((str(fault),))), None)

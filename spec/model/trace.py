@@ -174,6 +174,9 @@ class Trace:
     notes: tuple[tuple[int, Note], ...] = field(default=(), compare=False)
     #: The rules that decide ``after`` (restoring the mode on every exit path).
     after_rules: tuple[str, ...] = field(default=(), compare=False)
+    #: Observed only: warnings the implementation raised for its own reasons, as
+    #: ``(category, first line)`` pairs (never compared; see conformance.noise).
+    noise: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def rules_exercised(self) -> frozenset[str]:
         """Every rule that decides some step of this trace."""
