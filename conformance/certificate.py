@@ -115,7 +115,7 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
     "required": ["schema_version", "suite_version", "spec_version", "generated_at",
                  "implementation", "environment", "hypothesis", "run", "certify", "level",
-                 "summary", "stale_expected_failures", "rules"],
+                 "summary", "stale_expected_failures", "noise_warnings", "rules"],
     "additionalProperties": False,
     "properties": {
         "schema_version": {"const": SCHEMA_VERSION},
@@ -135,7 +135,7 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
         "generated_at": {"type": "string", "description": "UTC, ISO 8601; the only time stamp"},
         "implementation": {
             "type": "object",
-            "required": ["name", "version", "generation", "features"],
+            "required": ["name", "version", "generation", "features", "release"],
             "additionalProperties": False,
             "properties": {
                 "name": _STR, "version": _STR, "generation": {"enum": ["2022", "stack"]},
