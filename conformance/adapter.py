@@ -44,9 +44,9 @@ class Adapter(Protocol):
     generation: Generation
     #: The optional features this implementation has (a subset of FEATURES).
     features: frozenset[str]
-    #: The release whose texts it shows (spec/texts.toml): a torch version such as ``"2.0.1"``
-    #: or ``"pr75154"``; optional (without it the texts of ``stack_version``'s default release).
-    release: str
+    # Optional, so not a protocol member: ``release``, the release whose texts it shows
+    # (spec/texts.toml), a torch version such as "2.0.1" or "pr75154"; without it, the texts
+    # of stack_version's default release (read with release_of()).
     #: For the stack generation, whose behaviour it follows where torch versions differ:
     #: ``"1.13"`` or ``"2.x"``; ``None`` for the 2022 generation.
     stack_version: str | None
