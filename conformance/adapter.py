@@ -34,7 +34,8 @@ class Adapter(Protocol):
     An adapter for an implementation that is not shaped like a torch
     namespace implements this protocol in one short file (see the docs page
     "Writing an adapter"); :class:`NamespaceAdapter` covers every namespace
-    shaped as ``NAMESPACE.md`` describes.
+    that has the names in ``REQUIRED_EVERYWHERE`` and those of one generation
+    (``REQUIRED_2022`` or ``REQUIRED_STACK``) below.
     """
 
     #: The implementation's name and version, for the report and certificate.

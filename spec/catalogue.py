@@ -37,7 +37,8 @@ RULES_DIR: Final = Path(__file__).resolve().parent / "rules"
 #: RFC 2119 keywords a rule may carry, strongest first.
 LEVELS: Final = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
 
-#: The generations of the design a rule can apply to (see NAMESPACE.md).
+#: The generations of the design a rule can apply to: ``2022`` (push/enable and ``inner``,
+#: torch 1.12) and ``stack`` (the mode stack of torch 1.13 and 2.x).
 GENERATIONS: Final = ("2022", "stack")
 
 #: Versions of the stack generation that a rule can be restricted to (``versions``).
