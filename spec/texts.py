@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from .catalogue import EVIDENCE_KINDS, Evidence
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -31,7 +33,6 @@ TEXTS_FILE: Final = Path(__file__).resolve().parent / "texts.toml"
 
 Status = Literal["text", "unknown", "absent"]
 _STATUSES: Final = ("unknown", "absent")
-_EVIDENCE_KINDS: Final = ("pr", "test", "source", "measurement", "inference")
 _PLACEHOLDER: Final = re.compile(r"\{([a-z]+)\}")
 
 
@@ -46,7 +47,7 @@ class Entry:
     releases: tuple[str, ...]
     status: Status
     text: str | None
-    evidence: tuple[str, str, str]  # kind, ref, note
+    evidence: Evidence
 
 
 @dataclass(frozen=True)
@@ -147,10 +148,10 @@ def _entry(raw: Any, releases: tuple[str, ...], where: str) -> Entry:
         raise _fail(f"{where}: text must be a non-empty string")
     ev = raw.get("evidence")
     if (not isinstance(ev, dict) or set(ev) != {"kind", "ref", "note"}
-            or ev["kind"] not in _EVIDENCE_KINDS or not all(isinstance(v, str) for v in ev.values())):
-        raise _fail(f"{where}: evidence must be {{kind, ref, note}} with kind one of {_EVIDENCE_KINDS}")
+            or ev["kind"] not in EVIDENCE_KINDS or not all(isinstance(v, str) for v in ev.values())):
+        raise _fail(f"{where}: evidence must be {{kind, ref, note}} with kind one of {EVIDENCE_KINDS}")
     kind: Status = "text" if text is not None else ("unknown" if status == "unknown" else "absent")
-    return Entry(span, kind, text, (ev["kind"], ev["ref"], ev["note"]))
+    return Entry(span, kind, text, Evidence(ev["kind"], ev["ref"], ev["note"]))
 
 
 def parse_texts(document: Mapping[str, Any]) -> TextTable:

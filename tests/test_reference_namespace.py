@@ -1,4 +1,4 @@
-"""reference_impl is a 2022-generation torch-like namespace (shared/NAMESPACE.md)."""
+"""reference_impl is a 2022-generation torch-like namespace: every name the suite requires."""
 
 from __future__ import annotations
 

@@ -60,8 +60,8 @@ class TextsDirective(SphinxDirective):
                 shown: nodes.Node = nodes.emphasis(text=entry.status)
                 if entry.text is not None:
                     shown = nodes.literal_block(text=entry.text, language="text")
-                evidence = nodes.paragraph(text=f"{entry.evidence[0]}: {entry.evidence[1]} — "
-                                                f"{entry.evidence[2]}")
+                evidence = nodes.paragraph(text=f"{entry.evidence.kind}: {entry.evidence.ref} — "
+                                                f"{entry.evidence.note}")
                 rows.append(_row(nodes.paragraph(text=span), shown, evidence))
             section += _table(("releases", "text", "evidence"), rows, (12, 50, 38))
             out.append(section)
