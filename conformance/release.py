@@ -111,8 +111,10 @@ def _run(cmd: Sequence[str], log: Path, cwd: Path | None = None) -> int:
         return done.returncode
 
 
-def certify(p: Plan, python: str, pip_args: Sequence[str] = (), keep_log: Path | None = None) -> int:
-    """Create the venv, install, certify, copy the certificate; the venv is removed in any case."""
+def certify(p: Plan, python: str, pip_args: Sequence[str] = (), keep_log: Path | None = None,
+            keep_venv: bool = False) -> int:
+    """Create the venv, install, certify, copy the certificate; the venv is removed in any case
+    unless ``keep_venv`` (then its path is printed, to try snippets in it and remove it by hand)."""
     work = Path(tempfile.mkdtemp(prefix=f"tfm-torch-{p.release}-"))
     venv, reports = work / "venv", work / "reports"
     log = keep_log or Path(tempfile.gettempdir(), f"tfm-torch-{p.release}.log")
@@ -135,7 +137,10 @@ def certify(p: Plan, python: str, pip_args: Sequence[str] = (), keep_log: Path |
         print(f"certificate: {p.certificate} (pytest exit {code})", flush=True)
         return code
     finally:
-        _step("remove venv", lambda: _remove(work))
+        if keep_venv:
+            print(f"kept venv: {venv} (remove {work} yourself)", flush=True)
+        else:
+            _step("remove venv", lambda: _remove(work))
 
 
 def _remove(path: Path) -> int:
@@ -148,6 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("release", help="a torch release, e.g. 2.0.1")
     parser.add_argument("--dry-run", action="store_true", help="print the plan and stop")
     parser.add_argument("--python", help="the interpreter to use (default: found by the series)")
+    parser.add_argument("--keep-venv", action="store_true",
+                        help="do not remove the venv (to run snippets in it); its path is printed")
     parser.add_argument("--pip-arg", action="append", default=[], metavar="ARG",
                         help="an extra argument for pip install (repeat), e.g. --find-links=DIR")
     args = parser.parse_args(argv)
@@ -163,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("certify: python -m pytest " + " ".join(p.pytest_args(Path("REPORTS"))))
         print(f"certificate: {p.certificate}")
         return 0
-    return certify(p, python, args.pip_arg)
+    return certify(p, python, args.pip_arg, keep_venv=args.keep_venv)
 
 
 if __name__ == "__main__":

@@ -70,3 +70,14 @@ def test_a_failed_step_still_removes_the_venv(tmp_path: Path, monkeypatch: pytes
     out = capsys.readouterr().out
     assert "create venv: exit" in out and "remove venv: ok" in out
     assert [q.name for q in tmp_path.iterdir()] == ["log"]
+
+
+def test_keep_venv_leaves_it_and_says_where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(release.tempfile, "tempdir", str(tmp_path))
+    p = release.plan("2.0.1", ROOT)
+    assert release.certify(p, str(tmp_path / "no-such-python"), keep_log=tmp_path / "log",
+                           keep_venv=True) == 1
+    out = capsys.readouterr().out
+    assert "kept venv:" in out and "remove venv" not in out
+    assert len(list(tmp_path.glob("tfm-torch-2.0.1-*"))) == 1
