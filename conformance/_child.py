@@ -194,6 +194,7 @@ def serve(conn_in: Connection, conn_out: Connection, spec: str, origin: str) -> 
         "name": str(adapter.name), "version": str(adapter.version),
         "generation": adapter.generation, "features": sorted(adapter.features),
         "stack_version": getattr(adapter, "stack_version", None),
+        "release": getattr(adapter, "release", None),
     }))
     baseline = set(threading.enumerate())
     while True:

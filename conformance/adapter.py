@@ -9,6 +9,8 @@ from contextlib import AbstractContextManager as ContextManager
 from types import ModuleType
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from spec.texts import release_key
+
 Generation = Literal["2022", "stack"]
 
 #: Optional features an adapter may declare; rules that need an undeclared
@@ -42,6 +44,9 @@ class Adapter(Protocol):
     generation: Generation
     #: The optional features this implementation has (a subset of FEATURES).
     features: frozenset[str]
+    #: The release whose texts it shows (spec/texts.toml): a torch version such as ``"2.0.1"``
+    #: or ``"pr75154"``; optional (without it the texts of ``stack_version``'s default release).
+    release: str
     #: For the stack generation, whose behaviour it follows where torch versions differ:
     #: ``"1.13"`` or ``"2.x"``; ``None`` for the 2022 generation.
     stack_version: str | None
@@ -123,6 +128,9 @@ class NamespaceAdapter:
         self.ns = module
         self.name = module.__name__
         self.version = str(getattr(module, "__version__", "unknown"))
+        #: The release: ``__tfmode_release__`` if the namespace declares one, else its version
+        #: without a local part ("2.0.1+cpu" is release 2.0.1).
+        self.release = str(getattr(module, "__tfmode_release__", self.version.split("+")[0]))
         self.Tensor: type = module.Tensor
         self.TorchFunctionMode: type = module.overrides.TorchFunctionMode
         self.BaseTorchFunctionMode: type = module.overrides.BaseTorchFunctionMode
@@ -231,6 +239,11 @@ class NamespaceAdapter:
         return leaked
 
 
+def release_of(adapter: object) -> str | None:
+    """The key of the adapter's release in the texts table (``None``: it reports none)."""
+    return release_key(getattr(adapter, "release", None))
+
+
 def load_adapter(spec: str, origin: str | None = None) -> Adapter:
     """``MODULE`` (a namespace) or ``pkg.mod:ATTR`` (an adapter object or factory).
 
@@ -266,8 +279,12 @@ def load_adapter(spec: str, origin: str | None = None) -> Adapter:
     return obj  # type: ignore[no-any-return]
 
 
+#: Members an adapter may lack (older adapters predate them).
+OPTIONAL_MEMBERS = frozenset({"release"})
+
+
 def _protocol_members() -> list[str]:
-    names = set(Adapter.__annotations__)
+    names = set(Adapter.__annotations__) - OPTIONAL_MEMBERS
     names |= {n for n in vars(Adapter) if not n.startswith("_")}
     return sorted(names)
 

@@ -8,6 +8,7 @@ from spec.model.trace import (
     Constructed,
     HandlerRun,
     Installed,
+    Message,
     Outcome,
     Raised,
     Settled,
@@ -82,14 +83,25 @@ def leak_rules(scenario: Scenario, expected: Trace, observed: Trace) -> tuple[st
     return expected.after_rules
 
 
+def _text_rules(expected: Message, text: str, naming: Naming) -> tuple[str, ...]:
+    """The rules of the first part of ``expected`` that ``text`` departs from (empty: untagged).
+
+    The model tags a message's words with the TEXT rule of their kind and the names in it with
+    the rule that says how they are shown, so a wrong word costs that text rule alone."""
+    part = differing_part(expected, text, naming)
+    if part is None:  # every part matches as a prefix: the text goes on past its end
+        part = len(expected.parts) - 1
+    return expected.rules_for(part) if part >= 0 else ()
+
+
 def _outcome_rules(expected: Outcome, observed: Outcome, naming: Naming) -> tuple[str, ...]:
     """The rules of the outcome's part that differs: for the right exception with a wrong text,
     those of the first part of the text that differs, where the model tags its parts."""
     if isinstance(expected, Raised) and isinstance(observed, Raised) and (
             expected.exc_type == observed.exc_type):
-        part = differing_part(expected.message, observed.message.render(), naming)
-        if part is not None and expected.message.rules_for(part):
-            return expected.message.rules_for(part)
+        rules = _text_rules(expected.message, observed.message.render(), naming)
+        if rules:
+            return rules
     return expected.rules
 
 
@@ -113,6 +125,9 @@ def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Nami
                     return _types_rules(exp, obs) if name == "types" else exp.rules_for(name)
         if isinstance(exp, HandlerRun):
             return exp.rules_for("who")
+        if isinstance(exp, WarningEmitted) and isinstance(obs, WarningEmitted) and (
+                exp.category == obs.category):
+            return _text_rules(exp.message, obs.message.render(), naming) or exp.rules
         assert isinstance(exp, (WarningEmitted, Installed, Constructed, Settled))
         return exp.rules
     if differences(Trace((), expected.outcome, None), Trace((), observed.outcome, None), naming):

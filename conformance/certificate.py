@@ -115,7 +115,7 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
     "required": ["schema_version", "suite_version", "spec_version", "generated_at",
                  "implementation", "environment", "hypothesis", "run", "certify", "level",
-                 "summary", "stale_expected_failures", "rules"],
+                 "summary", "stale_expected_failures", "noise_warnings", "rules"],
     "additionalProperties": False,
     "properties": {
         "schema_version": {"const": SCHEMA_VERSION},
@@ -135,11 +135,15 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
         "generated_at": {"type": "string", "description": "UTC, ISO 8601; the only time stamp"},
         "implementation": {
             "type": "object",
-            "required": ["name", "version", "generation", "features"],
+            "required": ["name", "version", "generation", "features", "release"],
             "additionalProperties": False,
             "properties": {
                 "name": _STR, "version": _STR, "generation": {"enum": ["2022", "stack"]},
                 "features": {"type": "array", "items": _STR},
+                "release": {"type": ["string", "null"],
+                            "description": "the release whose texts the implementation shows "
+                                           "(spec/texts.toml), e.g. 2.0.1 or pr75154; null: "
+                                           "none reported"},
             },
         },
         "environment": {
@@ -181,6 +185,16 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
             "properties": {v: {"type": "integer", "minimum": 0} for v in VERDICTS},
         },
         "stale_expected_failures": {"type": "array", "items": {"type": "string", "pattern": _ID}},
+        "noise_warnings": {
+            "type": "array",
+            "description": "warnings the implementation raised for its own reasons (not the "
+                           "protocol's: see conformance.noise), never compared with the model; "
+                           "one entry per category and first line, with how often it was seen",
+            "items": {"type": "object", "required": ["category", "message", "count"],
+                      "additionalProperties": False,
+                      "properties": {"category": _STR, "message": {"type": "string"},
+                                     "count": {"type": "integer", "minimum": 1}}},
+        },
         "rules": {"type": "object", "propertyNames": {"pattern": _ID},
                   "additionalProperties": {"$ref": "#/$defs/rule"}},
     },
@@ -203,7 +217,8 @@ def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any]
                       hypothesis_settings: Mapping[str, Any], run: Mapping[str, Any], certify: bool,
                       level: Mapping[str, Any], summary: Mapping[str, int],
                       rules: Mapping[str, Any], stale: Sequence[str],
-                      generated_at: str | None = None) -> dict[str, Any]:
+                      generated_at: str | None = None,
+                      noise_warnings: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """The certificate document (see :data:`CERTIFICATE_SCHEMA`)."""
     now = generated_at or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     return {
@@ -216,6 +231,7 @@ def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any]
             "version": str(implementation["version"]),
             "generation": str(implementation["generation"]),
             "features": sorted(implementation["features"]),
+            "release": implementation.get("release"),
         },
         "environment": {
             "python": platform.python_version(),
@@ -229,6 +245,7 @@ def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any]
         "level": dict(level),
         "summary": dict(summary),
         "stale_expected_failures": list(stale),
+        "noise_warnings": [dict(n) for n in noise_warnings],
         "rules": dict(rules),
     }
 

@@ -8,7 +8,8 @@ from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
 from spec.model.trace import Message, Raised, Trace
 
-from .adapter import Adapter
+from . import noise
+from .adapter import Adapter, release_of
 from .attribution import attribute, leak_rules
 from .compare import Naming, differences
 from .isolation import ScenarioTimeout, time_limit
@@ -78,11 +79,12 @@ def observe(scenario: Scenario, target: Target,
 def check(scenario: Scenario, adapter: Target, seconds: float | None = None) -> Checked | None:
     """``None`` when no rule specifies what the scenario does (the model bounds it)."""
     try:
-        expected = predict(scenario, getattr(adapter, "stack_version", None))
+        expected = predict(scenario, getattr(adapter, "stack_version", None), release_of(adapter))
     except (Unbounded, Unspecified):
         return None
     try:
         observed, naming, leaked = observe(scenario, adapter, seconds)
+        noise.note(observed.noise)
     except ImplementationFault as fault:
         # Blame the first step the implementation did not get right or did not get to.
         partial = Trace(fault.partial, Raised(type(fault).__name__, Message((str(fault),))), None)

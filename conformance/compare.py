@@ -31,6 +31,8 @@ def message_pattern(message: Message, naming: Naming) -> re.Pattern[str]:
             parts.append(re.escape(part))
         elif (part.kind, part.name) in naming:
             parts.append(re.escape(naming[(part.kind, part.name)]))
+        elif part.kind == "text":  # a text the release's table does not establish
+            parts.append(r".*")
         else:
             parts.append(r"<.*?>" if part.kind != "func" else r"[\w.]+")
     return re.compile("".join(parts), re.DOTALL)

@@ -31,10 +31,13 @@ def time_limit(seconds: float) -> Iterator[None]:
     outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
     outer_deadline = start + outer_left if outer_left > 0 else None
 
+    fired: list[bool] = []
+
     def expire(signum: int, frame: FrameType | None) -> None:
         outer_due = outer_deadline is not None and time.monotonic() >= outer_deadline - 1e-3
         if outer_due and callable(previous):
-            previous(signum, frame)  # the outer limit came first: it is the one to report
+            fired.append(True)  # the outer limit came first: it is the one to report, once
+            previous(signum, frame)
             return
         raise ScenarioTimeout(f"scenario exceeded {seconds:g} s")
 
@@ -45,5 +48,5 @@ def time_limit(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-        if outer_deadline is not None:
+        if outer_deadline is not None and not fired:
             signal.setitimer(signal.ITIMER_REAL, max(outer_deadline - time.monotonic(), 1e-3))

@@ -8,6 +8,7 @@ import math
 import os
 import signal
 import sys
+from collections import Counter
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from hypothesis.errors import InvalidArgument
 import conformance
 from spec.catalogue import Catalogue, CatalogueError, load_catalogue
 
-from . import profiles
+from . import noise, profiles
 from .adapter import FEATURES, AdapterError
 from .attribution import RESTORE_RULES
 from .certificate import build_certificate, dumps, spec_version
@@ -88,6 +89,8 @@ class _State:
     lost: list[str] = field(default_factory=list)
     #: {node ID: the hypothesis settings the test ran with, as it read them back}
     observed: dict[str, Observed] = field(default_factory=dict)
+    #: warnings the implementation raised for its own reasons: (category, first line) -> count
+    noise: Counter[tuple[str, str]] = field(default_factory=Counter)
     lines: list[str] = field(default_factory=list)
 
 
@@ -473,6 +476,12 @@ def pytest_runtest_makereport(item: pytest.Item,
             report.user_properties.append((_SETTINGS, observed.to_json()))
         else:
             state.observed[item.nodeid] = observed
+    if call.when == "call":  # the implementation's own warnings, seen by this test's scenarios
+        taken = noise.take()
+        if hasattr(item.config, "workerinput"):
+            report.user_properties.append((_NOISE, taken))
+        else:
+            noise.merge(state.noise, taken)
     outcome = state.outcomes.get(item.nodeid)
     if outcome is not None:
         _record(item, state, outcome, report)
@@ -484,6 +493,7 @@ def pytest_runtest_makereport(item: pytest.Item,
 #: The user properties that carry a worker's test outcome and hypothesis settings to the controller.
 _OUTCOME = "tfmode_outcome"
 _SETTINGS = "tfmode_hypothesis"
+_NOISE = "tfmode_noise"
 
 
 @pytest.hookimpl(trylast=True)
@@ -520,6 +530,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     for key, value in report.user_properties:
         if key == _SETTINGS and isinstance(value, str):
             state.observed[report.nodeid] = Observed.from_json(value)
+        if key == _NOISE and isinstance(value, str):
+            noise.merge(state.noise, value)
         if key == _OUTCOME and isinstance(value, str):
             outcome = TestOutcome.from_json(value)
             state.outcomes[outcome.nodeid] = outcome
@@ -723,7 +735,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
     ad = state.adapter
     problems = _incomplete(session, state, exitstatus)
     verdicts = aggregate(state.catalogue, ad.generation, state.outcomes.values(), state.expected,
-                         getattr(ad, "stack_version", None))
+                         getattr(ad, "stack_version", None), getattr(ad, "release", None))
     level = level_reached(verdicts, ad.features, state.feature_rules)
     shield = badge(verdicts, level)
     if problems:
@@ -735,12 +747,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
     certificate = build_certificate(
         catalogue=state.catalogue,
         implementation={"name": ad.name, "version": ad.version, "generation": ad.generation,
-                        "features": sorted(ad.features)},
+                        "features": sorted(ad.features), "release": getattr(ad, "release", None)},
         hypothesis_settings=hypothesis,
         run={"complete": not problems, "selected_tests": len(state.selected),
              "reported_tests": len(state.reported & state.selected), "problems": problems},
         certify=state.certify, level=level, summary=summary(verdicts),
-        rules=rule_entries(verdicts), stale=stale)
+        rules=rule_entries(verdicts), stale=stale, noise_warnings=noise.summary(state.noise))
     state.lines = [] if state.early else _header(state)  # the header came too early for it
     if problems:
         state.lines += [f"INCOMPLETE RUN: {p}" for p in problems]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from spec.catalogue import Catalogue, Rule
+from spec.texts import default_release, load_texts, release_key
 
 __all__ = [
     "MUST_LEVELS",
@@ -121,9 +122,23 @@ class RuleVerdict:
     expected_failure_reason: str | None = None
 
 
+def _text_status(rule: Rule, generation: str, stack_version: str | None, release: str | None) -> str:
+    """For a TEXT rule, whether the release has its texts (``text``), none (``absent``), or
+    texts the table does not establish (``unknown``); ``text`` for every other rule."""
+    if rule.area != "TEXT":
+        return "text"
+    key = release_key(release) if release is not None else None
+    return load_texts().rule_status(rule.id, key or default_release(generation, stack_version))
+
+
 def aggregate(catalogue: Catalogue, generation: str, outcomes: Iterable[TestOutcome],
-              expected: Mapping[str, str], stack_version: str | None = None) -> dict[str, RuleVerdict]:
-    """Every catalogue rule's verdict for an implementation of ``generation`` (and stack version)."""
+              expected: Mapping[str, str], stack_version: str | None = None,
+              release: str | None = None) -> dict[str, RuleVerdict]:
+    """Every catalogue rule's verdict for an implementation of ``generation`` (and stack version).
+
+    A TEXT rule is not applicable to a release that has none of its texts, and untested (never
+    passed) for one whose texts the table does not establish: the model predicts any text there.
+    """
     by_rule: dict[str, list[TestOutcome]] = {}
     for outcome in outcomes:
         for rule_id in outcome.concerns():
@@ -135,8 +150,11 @@ def aggregate(catalogue: Catalogue, generation: str, outcomes: Iterable[TestOutc
         failures = [t.failure for t in tests
                     if t.failure is not None and t.status_for(rule.id) == "failed"]
         verdict: Verdict
-        if not rule.applies_to(generation, stack_version):
+        texts = _text_status(rule, generation, stack_version, release)
+        if not rule.applies_to(generation, stack_version) or texts == "absent":
             verdict = "not_applicable"
+        elif texts == "unknown" and "failed" not in statuses:
+            verdict = "untested"
         elif "failed" in statuses:
             verdict = "expected_failure" if rule.id in expected else "fail"
         elif "passed" in statuses:

@@ -52,6 +52,7 @@ from spec.model.trace import (
 )
 
 from .adapter import Adapter
+from .noise import first_line, is_protocol_warning
 
 
 class HandlerError(Exception):
@@ -64,6 +65,7 @@ class Run:
     def __init__(self, scenario: Scenario, adapter: Adapter) -> None:
         self.sc, self.ad = scenario, adapter
         self.events: list[Event] = []
+        self.noise: list[tuple[str, str]] = []
         self.classes: dict[str, type] = {}
         self.mode_classes: dict[str, type] = {}
         self.instances: dict[str, Any] = {}
@@ -171,7 +173,11 @@ class Run:
                                       self.label(self.ad.current_mode()), bound))
 
     def _warn(self, message: Any, category: type[Warning], *_: Any, **__: Any) -> None:
-        self.events.append(WarningEmitted(category.__name__, Message((str(message),))))
+        text = str(message)
+        if is_protocol_warning(text):
+            self.events.append(WarningEmitted(category.__name__, Message((text,))))
+        else:  # the implementation's own notice: counted, never compared
+            self.noise.append((category.__name__, first_line(text)))
 
     # -- actions ------------------------------------------------------------------
 
@@ -297,7 +303,8 @@ class Run:
                 outcome = Returned(self.observe(result))
             except Exception as exc:
                 outcome = Raised(type(exc).__name__, Message((str(exc),)))
-        return Trace(tuple(self.events), outcome, self.label(self.ad.current_mode()))
+        return Trace(tuple(self.events), outcome, self.label(self.ad.current_mode()),
+                     noise=tuple(self.noise))
 
     def _call_arguments(self) -> tuple[list[Any], dict[str, Any]]:
         """The call's arguments, built before any set-up step (building a tensor may dispatch)."""

@@ -255,6 +255,8 @@ class SandboxedImplementation:
         self.generation: Generation = meta["generation"]
         self.features: frozenset[str] = frozenset(meta["features"])
         self.stack_version: str | None = meta["stack_version"]
+        #: The release whose texts it shows (None: it reports none); see Adapter.release.
+        self.release: str | None = meta.get("release")
 
     #: Seconds a whole test body run in the sandbox may take (the plugin sets --rule-timeout).
     body_seconds: float = 600.0

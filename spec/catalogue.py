@@ -65,6 +65,7 @@ AREA_ORDER: Final = (
     "THREAD",
     "ERROR",
     "STACK",
+    "TEXT",
 )
 
 _ID_RE: Final = re.compile(r"^TFM_([A-Z]+)_(\d{3})$")

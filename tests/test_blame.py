@@ -22,12 +22,35 @@ from spec.examples import load_examples
 from tests.mutants._build import Mutation
 from tests.quality.cli import REPO, suite_command
 
+#: Under pytest-xdist (--dist loadgroup) this module's runs start once, on one worker: its
+#: module-scoped fixture starts them all together.
+pytestmark = pytest.mark.xdist_group("test_blame")
+
 #: A fault built here: the module the run imports (--impl), and its mutations.
 PUSH_LEAK = ("blame_push_leak", (Mutation(
     "overrides.py",
     "        # TFM_PUSH_003: the old mode comes back whether the block returns or raises.\n"
     "        _set_torch_function_mode(self._old)\n",
     "        pass  # the previous mode never comes back\n"),))
+#: Faults built here: the module the run imports (--impl), and its mutations.
+BUILT = {
+    "blame_push_leak": PUSH_LEAK[1],
+    # The Python path's DeprecationWarning worded otherwise: one warning text.
+    "blame_warning_text": (Mutation(
+        "overrides.py", "plain method is deprecated and will be an error ",
+        "plain method is deprecated and will become an error "),),
+    # Not a fault: tensor() warns for its own reasons the first time (as torch's NumPy notice).
+    "blame_noisy_tensor": (Mutation(
+        "_tensor.py",
+        "    return Tensor(data)\n",
+        "    import warnings\n"
+        "    if not _NOTICE:\n"
+        "        _NOTICE.append(1)\n"
+        "        warnings.warn('Failed to initialize FooLib: no module named foolib', UserWarning)\n"
+        "    return Tensor(data)\n\n\n_NOTICE: list[int] = []\n"),),
+}
+#: The warning blame_noisy_tensor raises, as the certificate lists it.
+NOISE = {"category": "UserWarning", "message": "Failed to initialize FooLib: no module named foolib"}
 
 
 @dataclass(frozen=True)
@@ -43,8 +66,12 @@ FAULTS = {
     "push_leaves_its_mode_on_error": Fault("tests.mutants.push_no_restore_on_error",
                                            frozenset({"TFM_PUSH_003"}),
                                            "push restores only when the block returns"),
-    "one_error_text": Fault("tests.mutants.error_text", frozenset({"TFM_ERROR_001"}),
+    "one_error_text": Fault("tests.mutants.error_text", frozenset({"TFM_TEXT_007"}),
                             "one phrase of the native no-implementation TypeError reworded"),
+    "one_warning_text": Fault("blame_warning_text", frozenset({"TFM_TEXT_011"}),
+                              "one word of the Python path's plain-method warning changed"),
+    "noise_warning": Fault("blame_noisy_tensor", frozenset(),
+                           "tensor() warns once for its own reasons: no rule may fail"),
     "mode_in_types": Fault("tests.mutants.mode_type_in_types", frozenset({"TFM_TYPES_002"}),
                            "the mode's own type is added to types"),
     # Both rules forbid it in so many words: TYPES_003 always, REACH_007 under a mode.
@@ -55,11 +82,11 @@ FAULTS = {
 
 
 def _write_fault_module(directory: Path) -> None:
-    name, mutations = PUSH_LEAK
-    (directory / f"{name}.py").write_text(
-        "from tests.mutants._build import Mutation, install\n\n"
-        f"install(__name__, 'TFM_PUSH_003', 'push never restores', {mutations!r})\n",
-        encoding="utf-8")
+    for name, mutations in BUILT.items():
+        (directory / f"{name}.py").write_text(
+            "from tests.mutants._build import Mutation, install\n\n"
+            f"install(__name__, '-', {name!r}, {mutations!r})\n",
+            encoding="utf-8")
 
 
 def _certify(impl: str, workdir: Path, modules: Path) -> dict[str, Any]:
@@ -114,3 +141,13 @@ def test_a_leak_seen_by_another_rules_example_is_listed_under_the_restoring_rule
     assert through_others <= set(entry["tests"])
     # The state machine sees the leak after an exit, and blames it on the same rule alone.
     assert "conformance/suite/test_stateful.py::test_install_exit_and_call" in failing
+
+
+def test_noise_warnings_are_listed_and_fail_nothing(
+        certificates: dict[str, Future[dict[str, Any]]]) -> None:
+    certificate = certificates["noise_warning"].result()
+    assert not _failed(certificate)
+    assert certificate["level"]["reached"] != "none"
+    listed = [{k: n[k] for k in ("category", "message")} for n in certificate["noise_warnings"]]
+    assert NOISE in listed, certificate["noise_warnings"]
+    assert all(n["count"] >= 1 for n in certificate["noise_warnings"])

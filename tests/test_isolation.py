@@ -51,6 +51,8 @@ def test_an_outer_limit_due_first_is_the_one_that_fires(outer_timer: None) -> No
     with pytest.raises(Outer), time_limit(5):
         time.sleep(3)
     assert time.monotonic() - start < 1.5
+    time.sleep(0.3)  # the outer timer fired once: it is not armed again
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
 def test_an_inner_limit_fires_and_the_outer_one_still_does(outer_timer: None) -> None:

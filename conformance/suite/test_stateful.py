@@ -16,10 +16,9 @@ import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from conformance.adapter import Adapter
+from conformance.adapter import Adapter, release_of
 from conformance.lockstep import Divergence, Lockstep, run_lockstep
 from conformance.sandbox import sandboxed
-from spec.model import messages as msg
 from spec.model.engine import Engine, ModelRaise
 from spec.model.scenario import (
     Behaviour,
@@ -52,7 +51,7 @@ def _machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
     class ModeSlotMachine(Lockstep):
         def __init__(self) -> None:
             self.adapter = adapter
-            super().__init__(Engine(SCENARIO), SCENARIO, MODES)
+            super().__init__(Engine(SCENARIO, release_of(adapter)), SCENARIO, MODES)
 
         def _obj(self, name: str | None) -> object:
             return None if name is None else self.impl._instance(name)
@@ -102,7 +101,7 @@ def _stack_machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
     class ModeStackMachine(Lockstep):
         def __init__(self) -> None:
             self.adapter = adapter
-            self.model_stack = StackEngine(scenario, version)
+            self.model_stack = StackEngine(scenario, version, release_of(adapter))
             super().__init__(self.model_stack, scenario, MODES)
 
         @rule(mode=st.sampled_from(MODES))
@@ -124,7 +123,8 @@ def _stack_machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
         @rule(mode=st.sampled_from(MODES))
         def exit_unentered(self, mode: str) -> None:
             self.step = f"exit of {mode}, never entered"
-            predicted = ModelRaise("RuntimeError", msg.plain(msg.EMPTY_STACK), ("TFM_STACK_003",))
+            text = self.model_stack.texts.message("empty-stack")
+            predicted = ModelRaise("RuntimeError", text, ("TFM_STACK_003",))
             self.current_rules = self.tags(predicted.rules)
             try:
                 self.impl.instances[mode].__exit__(None, None, None)
@@ -132,7 +132,7 @@ def _stack_machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
                 self.same_error(predicted, exc)
                 return
             raise Divergence(self.current_rules, f"{self.step}: the model raises RuntimeError("
-                             f"{msg.EMPTY_STACK!r}), the implementation exited")
+                             f"{text.render()!r}), the implementation exited")
 
         @rule(func=st.sampled_from(("add", "sub", "ones")))
         def call_one(self, func: str) -> None:

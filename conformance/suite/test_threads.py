@@ -14,7 +14,7 @@ from conformance.sandbox import sandboxed
 
 THREADS, CALLS = 8, 500
 #: Seconds the threads of one test may take together (they take well under one).
-THREAD_SECONDS = 20.0
+THREAD_SECONDS = 10.0
 
 
 def _join(threads: list[threading.Thread]) -> None:

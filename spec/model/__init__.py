@@ -1,7 +1,8 @@
 """The executable model: scenarios in, predicted traces out."""
 
 from .codec import ScenarioError, load_scenario, scenario_from_dict, scenario_to_dict
-from .engine import ModelRaise, Unbounded, Unspecified, predict
+from .engine import ModelRaise, predict
+from .limits import Unbounded, Unspecified
 from .scenario import Scenario
 from .trace import Trace
 

@@ -12,9 +12,12 @@ import itertools
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
+from spec.texts import default_release
+
 from . import messages as msg
 from .context import Handler, Origin
 from .functions import FUNCS, kernel, tensor_data
+from .limits import Unbounded, Unspecified
 from .scenario import (
     Action,
     Const,
@@ -59,14 +62,6 @@ from .trace import (
 from .values import NOTIMPL, ClassWorld, ModeRef, SymTensor, SymValue, to_value
 
 
-class Unbounded(Exception):
-    """The scenario recurses past the model's depth bound (a generator rejects it)."""
-
-
-class Unspecified(Exception):
-    """The scenario reaches behaviour that no rule specifies (a generator rejects it)."""
-
-
 class ModelRaise(Exception):
     """An exception the model predicts the implementation raises."""
 
@@ -81,7 +76,9 @@ class Engine:
     generation = "2022"
     max_depth = 40
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, release: str | None = None) -> None:
+        """``release``: whose texts to predict (a key of :mod:`spec.texts`; default the PR's)."""
+        self.texts = msg.Texts(release or default_release(self.generation, getattr(self, "version", None)))
         self.sc = scenario
         self.world = ClassWorld(scenario)
         self.current: ModeRef | None = None
@@ -212,7 +209,7 @@ class Engine:
             finally:
                 self.current = old
         elif isinstance(step, Construct):
-            raise ModelRaise("TypeError", msg.plain(msg.MISSING_INNER), ("TFM_PUSH_007",))
+            raise ModelRaise("TypeError", self.texts.message("missing-inner"), ("TFM_PUSH_007",))
         else:
             raise Unspecified(f"{type(step).__name__} is not a step of the 2022 design")
 
@@ -227,10 +224,10 @@ class Engine:
     @contextmanager
     def push(self, mode_name: str, how: str = "ctor") -> Iterator[ModeRef]:
         if how == "instance":  # TFM_PUSH_005
-            raise ModelRaise("ValueError", msg.push_instance(mode_name), ("TFM_PUSH_005",))
+            raise ModelRaise("ValueError", msg.push_instance(self.texts, mode_name), ("TFM_PUSH_005",))
         old = self.current
         if how == "bad_ctor":  # TFM_PUSH_006
-            raise ModelRaise("ValueError", msg.plain(msg.PUSH_MUST_RETURN_MODE), ("TFM_PUSH_006",))
+            raise ModelRaise("ValueError", self.texts.message("push-must-return-mode"), ("TFM_PUSH_006",))
         # TFM_PUSH_001/002: ctor(inner=<current>), or a fresh BaseTorchFunctionMode(inner=None).
         inner = old if old is not None else ModeRef("base", "<base>", next(self._serial))
         mode = ModeRef("inst", mode_name, next(self._serial))
@@ -249,7 +246,7 @@ class Engine:
                ignore_preexisting: bool) -> Iterator[tuple[str, ...]]:
         if target is not None and target.name.startswith(("@class:", "@object")):
             # TFM_ENABLE_008: the type check comes first
-            raise ModelRaise("ValueError", msg.enable_bad_type(target.name),
+            raise ModelRaise("ValueError", msg.enable_bad_type(self.texts, target.name),
                              ("TFM_ENABLE_008", "TFM_ENABLE_012"))
         old = self.current
         if old == target:  # TFM_ENABLE_002: the identical object is a no-op
@@ -262,10 +259,10 @@ class Engine:
                 rules.append("TFM_ENABLE_006")
             if target is None:
                 rules.append("TFM_ENABLE_010")
-            raise ModelRaise("ValueError", msg.already_active(old.label, target_is_mode=is_mode),
-                             tuple(rules))
+            raise ModelRaise("ValueError", msg.already_active(self.texts, old.label, target_is_mode=is_mode,
+                                                              rule=rules[0]), tuple(rules))
         if target is None or target.name == "@nohandler":  # TFM_ENABLE_009/010
-            raise ModelRaise("ValueError", msg.plain(msg.ENABLE_NEEDS_HANDLER),
+            raise ModelRaise("ValueError", self.texts.message("enable-needs-handler"),
                              ("TFM_ENABLE_009", "TFM_ENABLE_010", "TFM_ENABLE_012"))
         rules = ["TFM_ENABLE_001"]
         if old is not None:
@@ -363,7 +360,7 @@ class Engine:
                 self.warn_plain_method(False)
 
     def no_implementation(self, func: str, types: tuple[str, ...], python: bool) -> Message:
-        return msg.no_implementation(func, types, self._label(self.current), python=python)
+        return msg.no_implementation(self.texts, func, types, self._label(self.current), python=python)
 
     def collect(self, relevant: list[SymValue], python: bool,
                 positional: int) -> tuple[list[SymTensor], tuple[str, ...]]:
@@ -493,10 +490,10 @@ class Engine:
 
     def warn_plain_method(self, python: bool) -> None:
         if python:
-            self.events.append(WarningEmitted("DeprecationWarning", msg.plain(msg.PLAIN_METHOD_PYTHON),
+            self.events.append(WarningEmitted("DeprecationWarning", self.texts.message("plain-method-python"),
                                               ("TFM_SELF_003", "TFM_SELF_006")))
         else:
-            self.events.append(WarningEmitted("UserWarning", msg.plain(msg.PLAIN_METHOD_NATIVE),
+            self.events.append(WarningEmitted("UserWarning", self.texts.message("plain-method-native"),
                                               ("TFM_SELF_002", "TFM_SELF_006")))
 
     def default_handler(self, cls: str, h: Handler) -> SymValue:
@@ -660,10 +657,12 @@ def _flat(values: list[SymValue]) -> list[SymValue]:
     return [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
 
 
-def predict(scenario: Scenario, version: str | None = None) -> Trace:
-    """The trace the rules predict for ``scenario`` (``version``: the stack generation's, default 2.x)."""
+def predict(scenario: Scenario, version: str | None = None, release: str | None = None) -> Trace:
+    """The trace the rules predict for ``scenario``: ``version`` is the stack generation's
+    (default 2.x), ``release`` the key of the release whose texts to predict (default: the
+    PR's for 2022, 1.13's or the latest measured 2.x release's for the stack generation)."""
     if scenario.generation == "2022":
-        return Engine(scenario).run()
+        return Engine(scenario, release).run()
     from .stack import StackEngine
 
-    return StackEngine(scenario, "1.13" if version == "1.13" else "2.x").run()
+    return StackEngine(scenario, "1.13" if version == "1.13" else "2.x", release).run()

@@ -1,111 +1,122 @@
-"""Exact texts of the errors and warnings the rules specify, as message templates."""
+"""The errors and warnings the rules specify, as messages built from the texts of a release.
+
+The texts themselves are data (:mod:`spec.texts`); this module fills in the parts that name
+the scenario's objects, and tags each part with the rule that decides it: the words with the
+TEXT rule of their kind, a type's or a mode's repr with the rule that says it is shown. A text
+the table does not establish for the release becomes one part that matches any text.
+"""
 
 from __future__ import annotations
 
-from .trace import Message, Ref
+import re
+from dataclasses import dataclass, field
 
-PLAIN_METHOD_NATIVE = (
-    "Defining your `__torch_function__` as a plain method is deprecated and will be an error "
-    "in future, please define it as a classmethod."
-)
-# The Python path's text really lacks the closing backtick after __torch_function__.
-PLAIN_METHOD_PYTHON = (
-    "Defining your `__torch_function__ as a plain method is deprecated and will be an error "
-    "in future, please define it as a classmethod."
-)
-MISSING_INNER = (
-    "missing inner keyword argument; instead of constructing a TorchFunctionMode directly, "
-    "pass the constructor to push_torch_function_mode"
-)
-ENABLE_NEEDS_HANDLER = (
-    "The argument passed to enable_torch_function_mode must implement __torch_function__"
-)
-PUSH_MUST_RETURN_MODE = (
-    "The callable passed to push_torch_function_mode must return a TorchFunctionMode"
-)
-EMPTY_STACK = "trying to pop from empty mode stack"
-CLASSMETHOD_MODE_2X = (
-    "Defining your mode's `__torch_function__` as a classmethod is not supported, please make it "
-    "a plain method"
-)
-CLASSMETHOD_MODE_113 = (
-    "TorchFunctionMode's torch_function function should be a normal method not a class method"
-)
-HELP_PUSH = "Use push_torch_function_mode instead."
-HELP_IGNORE = (
-    "If you intended to completely override the preexisting mode, pass "
-    "ignore_preexisting=True.  This can result in unexpected behavior; please consider "
-    "rewriting your mode to be a subclass of TorchFunctionMode to make it compositional!"
-)
+from spec.texts import TextTable, load_texts
+
+from .limits import Unspecified
+from .trace import Message, MessagePart, Ref
+
+__all__ = ["TextAbsent", "Texts", "already_active", "concat", "enable_bad_type", "multiple_dispatch_failed",
+           "no_implementation", "push_instance", "ref"]
+
+_PLACEHOLDER = re.compile(r"\{([a-z]+)\}")
 
 
-def _types_list(types: tuple[str, ...]) -> list[str | Ref]:
-    parts: list[str | Ref] = ["["]
+class TextAbsent(Unspecified):
+    """The release has no such error or warning (the model does not specify the scenario there)."""
+
+
+def ref(kind: str, name: str, *rules: str) -> Message:
+    """One part naming a scenario object (``kind`` as :class:`Ref` has it), decided by ``rules``."""
+    return Message((Ref(kind, name),), (rules,))  # type: ignore[arg-type]
+
+
+def concat(*messages: Message) -> Message:
+    parts: list[MessagePart] = []
+    rules: list[tuple[str, ...]] = []
+    for message in messages:
+        parts.extend(message.parts)
+        rules.extend(message.rules_for(i) for i in range(len(message.parts)))
+    return Message(tuple(parts), tuple(rules))
+
+
+@dataclass(frozen=True)
+class Texts:
+    """The texts of one release (its key in the table, e.g. ``"1.12"`` or ``"pr75154"``)."""
+
+    release: str | None
+    table: TextTable = field(default_factory=load_texts, compare=False)
+
+    def known(self, kind: str) -> bool:
+        return self.table.status(kind, self.release) == "text"
+
+    def message(self, kind: str, **fills: Message) -> Message:
+        """The text of ``kind`` with its ``{placeholders}`` filled in; any text where unknown."""
+        status = self.table.status(kind, self.release)
+        if status == "absent":
+            raise TextAbsent(f"release {self.release} has no {kind} text")
+        text = self.table.text(kind, self.release)
+        if text is None:
+            return Message((Ref("text", kind),), ((),))
+        rule = self.table.kinds[kind].rule
+        pieces: list[Message] = []
+        for i, piece in enumerate(_PLACEHOLDER.split(text)):
+            if i % 2:
+                pieces.append(fills[piece])
+            elif piece:
+                pieces.append(Message((piece,), ((rule,),)))
+        return concat(*pieces)
+
+
+def _types_list(types: tuple[str, ...]) -> Message:
+    parts: list[MessagePart] = ["["]
     for i, name in enumerate(types):
         if i:
             parts.append(", ")
         parts.append(Ref("type", name))
     parts.append("]")
-    return parts
+    return Message(tuple(parts), (("TFM_ERROR_004",),) * len(parts))
 
 
-def no_implementation(func: str, types: tuple[str, ...], mode: str | None, *, python: bool) -> Message:
-    """TFM_ERROR_001..004: the TypeError raised when every handler declined (each part tagged
-    with the rule that decides it: the text, the types by repr, the mode suffix)."""
-    parts: list[str | Ref] = ["no implementation found for '", Ref("func", func), "' on types that "]
-    parts.append("implement __torch_function__: ")
-    rules = [("TFM_ERROR_003",) if python else ("TFM_ERROR_001",)] * len(parts)
-    listed = _types_list(types)
-    parts.extend(listed)
-    rules += [("TFM_ERROR_004",)] * len(listed)
-    if mode is not None:
-        if python:
-            parts.extend([" nor in mode ", Ref("mode", mode)])
-        else:
-            parts.extend([" nor was it found on the currently active mode ", Ref("mode", mode)])
-        rules += [("TFM_ERROR_003",) if python else ("TFM_ERROR_002",)] * 2
-    return Message(tuple(parts), tuple(rules))
+def no_implementation(texts: Texts, func: str, types: tuple[str, ...], mode: str | None, *,
+                      python: bool) -> Message:
+    """The TypeError when every handler declined, in the 'no implementation found' form: the
+    function named by TFM_ERROR_001/003, the types by TFM_ERROR_004, the mode by 002/003."""
+    names = "TFM_ERROR_003" if python else "TFM_ERROR_001"
+    message = texts.message("no-implementation-python" if python else "no-implementation-native",
+                            func=ref("func", func, names), types=_types_list(types))
+    if mode is None:
+        return message
+    kind, shown = (("python-mode-suffix", "TFM_ERROR_003") if python
+                   else ("native-mode-suffix", "TFM_ERROR_002"))
+    return concat(message, texts.message(kind, mode=ref("mode", mode, shown)))
 
 
-def multiple_dispatch_failed(func: str, types: tuple[str, ...], mode: str | None) -> Message:
-    """TFM_STACK_012: torch 2.x's text when every handler of a native call declined."""
-    parts: list[str | Ref] = ["Multiple dispatch failed for '", Ref("func", func),
-                              "'; all __torch_function__ handlers returned NotImplemented:\n\n"]
-    if mode is not None:
-        parts += ["  - mode object ", Ref("mode", mode), "\n"]
-    for name in types:
-        parts += ["  - tensor subclass ", Ref("type", name), "\n"]
-    parts.append("\nFor more information, try re-running with TORCH_LOGS=not_implemented")
-    return Message(tuple(parts))
+def multiple_dispatch_failed(texts: Texts, func: str, types: tuple[str, ...], mode: str | None) -> Message:
+    """TFM_STACK_012: the 'Multiple dispatch failed' form, one line for the mode and per type."""
+    lines = [texts.message("multiple-dispatch-mode-line", mode=ref("mode", mode, "TFM_STACK_012"))
+             ] if mode is not None else []
+    lines += [texts.message("multiple-dispatch-subclass-line", type=ref("type", name, "TFM_ERROR_004"))
+              for name in types]
+    return texts.message("multiple-dispatch-failed", func=ref("func", func, "TFM_STACK_012"),
+                         handlers=concat(*lines))
 
 
-def already_active(old: str, *, target_is_mode: bool) -> Message:
-    """TFM_ENABLE_003/004."""
-    help_text = HELP_PUSH if target_is_mode else HELP_IGNORE
-    return Message((
-        "Attempted to enable_torch_function_mode, but there is already an active mode ",
-        Ref("mode", old),
-        ".  " + help_text,
-    ))
+def already_active(texts: Texts, old: str, *, target_is_mode: bool, rule: str) -> Message:
+    """TFM_ENABLE_003/004 (``rule``): enabling over another mode."""
+    help_text = texts.message("enable-help-push" if target_is_mode else "enable-help-ignore")
+    return texts.message("enable-already-active", mode=ref("mode", old, rule), help=help_text)
 
 
-def push_instance(mode: str) -> Message:
+def push_instance(texts: Texts, mode: str) -> Message:
     """TFM_PUSH_005."""
-    return Message((
-        "Expected a TorchFunctionMode constructor function, but got an instance of TorchFunctionMode ",
-        Ref("mode", mode),
-        ".  Consider using enable_torch_function_mode instead.",
-    ))
+    return texts.message("push-instance", mode=ref("mode", mode, "TFM_PUSH_005"))
 
 
-def enable_bad_type(target: str) -> Message:
+def enable_bad_type(texts: Texts, target: str) -> Message:
     """TFM_ENABLE_008: ``target`` is ``@class:M`` (a mode class) or ``@object``."""
-    shown = Ref("type", "@meta" if target.startswith("@class:") else "@object")
-    return Message((
-        "expected to get TorchFunctionMode, Tensor-like class, or None as argument, got ",
-        shown,
-        " instead",
-    ))
+    shown = "@meta" if target.startswith("@class:") else "@object"
+    return texts.message("enable-bad-type", type=ref("type", shown, "TFM_ENABLE_008"))
 
 
 def plain(text: str) -> Message:

@@ -16,7 +16,8 @@ from typing import Literal
 
 from . import messages as msg
 from .context import Handler
-from .engine import Engine, ModelRaise, Unspecified
+from .engine import Engine, ModelRaise
+from .limits import Unspecified
 from .scenario import Construct, Disable, Enter, Scenario, Step
 from .trace import Constructed, HandlerRun, Message, Raised, Trace, WarningEmitted
 from .values import ModeRef, SymValue
@@ -56,11 +57,11 @@ class StackEngine(Engine):
 
     generation = "stack"
 
-    def __init__(self, scenario: Scenario, version: Version = "2.x") -> None:
+    def __init__(self, scenario: Scenario, version: Version = "2.x", release: str | None = None) -> None:
         self.version: Version = version
         self.stack: list[ModeRef] = []
         self.modes_off = False
-        super().__init__(scenario)
+        super().__init__(scenario, release)
 
     # The current mode is the top of the stack; 2.x's DisableTorchFunction keeps it from running.
     @property
@@ -126,7 +127,7 @@ class StackEngine(Engine):
             yield rules
         finally:
             if not self.stack:
-                raise ModelRaise("RuntimeError", msg.plain(msg.EMPTY_STACK), ("TFM_STACK_003",))
+                raise ModelRaise("RuntimeError", self.texts.message("empty-stack"), ("TFM_STACK_003",))
             self.stack.pop()
 
     @contextmanager
@@ -162,9 +163,8 @@ class StackEngine(Engine):
         if decl is None:
             raise Unspecified("only mode objects can be on the stack")
         if decl.classmethod_handler and (self.version == "1.13" or not h.python):
-            rule, text = (("TFM_STACK_009", msg.CLASSMETHOD_MODE_113) if self.version == "1.13"
-                          else ("TFM_STACK_008", msg.CLASSMETHOD_MODE_2X))
-            raise ModelRaise("RuntimeError", msg.plain(text), (rule,))
+            rule = "TFM_STACK_009" if self.version == "1.13" else "TFM_STACK_008"
+            raise ModelRaise("RuntimeError", self.texts.message("classmethod-mode"), (rule,))
         popped = self.stack.pop()  # TFM_STACK_005: off the stack while its handler runs
         try:
             who = (*self._who_rules(mode, h), *self._stack_origin_rules())
@@ -193,8 +193,12 @@ class StackEngine(Engine):
             return super().no_implementation(func, types, python)
         if self.version == "1.13":
             sentinel = "@sentinel" if self.active_mode() is not None else None
-            return msg.no_implementation(func, types, sentinel, python=False)
-        return msg.multiple_dispatch_failed(func, types, self._label(self.current))
+            return msg.no_implementation(self.texts, func, types, sentinel, python=False)
+        if self.texts.known("multiple-dispatch-failed"):
+            return msg.multiple_dispatch_failed(self.texts, func, types, self._label(self.current))
+        if self.texts.known("no-implementation-native"):  # 2.0: the 'no implementation found' form
+            return msg.no_implementation(self.texts, func, types, self._label(self.current), python=False)
+        return self.texts.message("multiple-dispatch-failed")  # which form is not established
 
     def warn_plain_method(self, python: bool) -> None:
         super().warn_plain_method(python)
@@ -230,8 +234,8 @@ def _translate(trace: Trace, table: dict[str, tuple[str, ...]]) -> Trace:
     return Trace(tuple(events), outcome, trace.after, notes, tr(trace.after_rules))
 
 
-def predict_stack(scenario: Scenario, version: Version = "2.x") -> Trace:
-    return StackEngine(scenario, version).run()
+def predict_stack(scenario: Scenario, version: Version = "2.x", release: str | None = None) -> Trace:
+    return StackEngine(scenario, version, release).run()
 
 
 __all__ = ["Raised", "StackEngine", "Version", "predict_stack"]

@@ -31,11 +31,12 @@ class Ref:
     """A part of an error message that names an object of the scenario.
 
     ``kind`` is ``type`` (``repr`` of a class), ``mode`` (``repr`` of the mode
-    object, or of the class used as the mode), or ``func`` (the function's
-    qualified name as the error message spells it).
+    object, or of the class used as the mode), ``func`` (the function's
+    qualified name as the error message spells it), or ``text``: a text of kind
+    ``name`` that the release's table does not establish, which matches any text.
     """
 
-    kind: Literal["type", "mode", "func"]
+    kind: Literal["type", "mode", "func", "text"]
     name: str
 
 
@@ -173,12 +174,19 @@ class Trace:
     notes: tuple[tuple[int, Note], ...] = field(default=(), compare=False)
     #: The rules that decide ``after`` (restoring the mode on every exit path).
     after_rules: tuple[str, ...] = field(default=(), compare=False)
+    #: Observed only: warnings the implementation raised for its own reasons, as
+    #: ``(category, first line)`` pairs (never compared; see conformance.noise).
+    noise: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def rules_exercised(self) -> frozenset[str]:
         """Every rule that decides some step of this trace."""
         found: set[str] = set(self.outcome.rules) | set(self.after_rules)
+        if isinstance(self.outcome, Raised):
+            found.update(r for rules in self.outcome.message.rules for r in rules)
         for event in self.events:
             found.update(event.rules)
+            if isinstance(event, WarningEmitted):
+                found.update(r for rules in event.message.rules for r in rules)
             if isinstance(event, HandlerRun):
                 for _, rules in event.why:
                     found.update(rules)

@@ -32,5 +32,5 @@ MUTANTS: dict[str, str] = {
     "factory_skips_mode": "TFM_REACH_004",
     "disable_hides_mode": "TFM_DISABLE_002",
     "global_slot": "TFM_THREAD_001",
-    "error_text": "TFM_ERROR_001",
+    "error_text": "TFM_TEXT_007",
 }

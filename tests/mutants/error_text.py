@@ -2,7 +2,7 @@
 
 from tests.mutants._build import Mutation, install
 
-RULE = "TFM_ERROR_001"
+RULE = "TFM_TEXT_007"
 BUG = "native TypeError says 'types implementing' instead of 'types that implement'"
 
 MUTATIONS = (

@@ -23,6 +23,10 @@ from tests.faults import FAULTS
 from .cli import STALE, SuiteRun, run_suite
 from .conftest import SUMMARY_KEY
 
+#: Under pytest-xdist (--dist loadgroup) this module's runs start once, on one worker: its
+#: module-scoped fixture starts them all together.
+pytestmark = pytest.mark.xdist_group("test_fault_battery")
+
 #: Seconds any faulty run may take (a clean dev run takes about 5 s; the slowest fault, a hang
 #: in the thread tests, about 40 s): the bound the docs state, with room for a loaded machine.
 BOUND = 240.0

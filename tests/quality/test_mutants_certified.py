@@ -29,6 +29,10 @@ from tests.mutants import MUTANTS
 from .cli import SuiteRun, run_suite
 from .conftest import SUMMARY_KEY
 
+#: Under pytest-xdist (--dist loadgroup) this module's runs start once, on one worker: its
+#: module-scoped fixture starts them all together.
+pytestmark = pytest.mark.xdist_group("test_mutants_certified")
+
 #: Seconds one certification run may take before it counts as hung.
 TIMEOUT = 1800
 REFERENCE = "reference_impl"

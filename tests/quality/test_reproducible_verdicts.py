@@ -12,6 +12,10 @@ import pytest
 from .cli import SuiteRun, run_suite
 from .conftest import SUMMARY_KEY
 
+#: Under pytest-xdist (--dist loadgroup) this module's runs start once, on one worker: its
+#: module-scoped fixture starts them all together.
+pytestmark = pytest.mark.xdist_group("test_reproducible_verdicts")
+
 SEEDS = [str(n) for n in range(1, 16)]
 CERTIFY_RUNS = 3
 #: reference_impl, and a mutant whose one bug (the mode's own type in ``types``) generated

@@ -29,7 +29,7 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from . import data, misc, model, rules, suite
+from . import data, misc, model, rules, suite, texts
 from .nodes import skip, tfm_svg, visit_tfm_svg_html
 
 
@@ -63,6 +63,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("tfm-certificate-schema", suite.CertificateSchemaDirective)
     app.add_directive("tfm-certificate-example", suite.CertificateExampleDirective)
     app.add_directive("tfm-command", suite.CommandDirective)
+    app.add_directive("tfm-texts", texts.TextsDirective)
     app.add_role("rule", rules.rule_role)
     app.add_role("tfm-opt", misc.option_role)
 
