@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
 
 __all__ = ["TEXTS_FILE", "Entry", "Kind", "TextTable", "TextsError", "default_release",
            "load_texts", "release_key"]
