@@ -71,11 +71,15 @@ class Plan:
     certificate: Path
 
     def pytest_args(self, reports: Path) -> list[str]:
-        """The suite's command line after ``python -m pytest``."""
-        args = ["-p", "no:cacheprovider", "--pyargs", "conformance.suite", "--impl", "torch",
-                "--hypothesis-profile", "certify", "--reports-dir", str(reports)]
+        """The suite's command line after ``python -m pytest``, run in the directory above ``reports``.
+
+        Paths are given as ``--opt=PATH``: pytest reads a separate value token as a test path
+        before the plugin's options are known, and would take this checkout as its rootdir.
+        """
+        args = ["-p", "no:cacheprovider", f"--rootdir={reports.parent}", "--pyargs", "conformance.suite",
+                "--impl", "torch", "--hypothesis-profile", "certify", f"--reports-dir={reports}"]
         if self.expected_failures is not None:
-            args += ["--expected-failures", str(self.expected_failures)]
+            args.append(f"--expected-failures={self.expected_failures}")
         return args
 
 
