@@ -70,14 +70,16 @@ class Plan:
     expected_failures: Path | None
     certificate: Path
 
-    def pytest_args(self, reports: Path) -> list[str]:
-        """The suite's command line after ``python -m pytest``, run in the directory above ``reports``.
+    def pytest_args(self, work: Path) -> list[str]:
+        """The suite's command line after ``python -m pytest``, for the venv and reports in ``work``.
 
-        Paths are given as ``--opt=PATH``: pytest reads a separate value token as a test path
-        before the plugin's options are known, and would take this checkout as its rootdir.
+        The rootdir is the venv's site-packages (test IDs ``conformance/suite/...``, as in the
+        committed certificates); paths are given as ``--opt=PATH``, since pytest reads a separate
+        value token as a test path before the plugin's options are known.
         """
-        args = ["-p", "no:cacheprovider", f"--rootdir={reports.parent}", "--pyargs", "conformance.suite",
-                "--impl", "torch", "--hypothesis-profile", "certify", f"--reports-dir={reports}"]
+        site = work / "venv" / "lib" / f"python{self.python_version}" / "site-packages"
+        args = ["-p", "no:cacheprovider", f"--rootdir={site}", "--pyargs", "conformance.suite",
+                "--impl", "torch", "--hypothesis-profile", "certify", f"--reports-dir={work / 'reports'}"]
         if self.expected_failures is not None:
             args.append(f"--expected-failures={self.expected_failures}")
         return args
@@ -131,7 +133,7 @@ def certify(p: Plan, python: str, pip_args: Sequence[str] = (), keep_log: Path |
         install = [vpy, "-m", "pip", "install", "--disable-pip-version-check", *pip_args, *p.requirements]
         if _step("install " + " ".join(p.requirements[1:]), lambda: _run(install, log)):
             return 1
-        code = _step("certify", lambda: _run([vpy, "-m", "pytest", *p.pytest_args(reports)], log, work))
+        code = _step("certify", lambda: _run([vpy, "-m", "pytest", *p.pytest_args(work)], log, work))
         written = reports / "certificate.json"
         if not written.exists():
             print(f"no certificate written (pytest exit {code}); see {log}", flush=True)
@@ -171,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.dry_run:
         print(f"release: torch {p.release}\npython: {p.python_version} ({python})")
         print("install: " + " ".join(p.requirements))
-        print("certify: python -m pytest " + " ".join(p.pytest_args(Path("REPORTS"))))
+        print("certify: python -m pytest " + " ".join(p.pytest_args(Path("WORK"))))
         print(f"certificate: {p.certificate}")
         return 0
     return certify(p, python, args.pip_arg, keep_venv=args.keep_venv)
