@@ -17,8 +17,6 @@ from spec.catalogue import load_catalogue
 #: Where the certificates and the generated table live, relative to the repository's root.
 CERTIFICATES = Path("docs", "certificates")
 OUTPUT = Path("docs", "_generated", "matrix.rst")
-#: Column order: the 2022 reference first, then torch releases oldest first.
-COLUMNS = ("reference_impl.json", "torch-1.13.1.json", "torch-2.13.0.json")
 CELL = {"pass": "pass", "fail": "**fail**", "expected_failure": "expected failure",
         "not_applicable": "n/a", "untested": "untested"}
 
@@ -31,6 +29,20 @@ def _load(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict) or "rules" not in data or "implementation" not in data:
         raise SystemExit(f"error: {path}: not a certificate (no 'rules' or 'implementation')")
     return data
+
+
+def _column_key(path: Path) -> tuple[int, tuple[int, ...], str]:
+    if path.stem == "reference_impl":
+        return (0, (), path.name)
+    release = path.stem.removeprefix("torch-")
+    if path.stem.startswith("torch-") and all(part.isdigit() for part in release.split(".")):
+        return (1, tuple(int(part) for part in release.split(".")), path.name)
+    return (2, (), path.name)
+
+
+def columns(directory: Path) -> list[Path]:
+    """The certificates in ``directory``: reference_impl first, then torch releases oldest first."""
+    return sorted(directory.glob("*.json"), key=_column_key)
 
 
 def render(certificates: list[dict[str, Any]]) -> str:
@@ -68,8 +80,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the repository's root (default: the current directory)")
     args = parser.parse_args(argv)
     certificates, output = args.root / CERTIFICATES, args.root / OUTPUT
-    present = [certificates / name for name in COLUMNS if (certificates / name).exists()]
-    text = render([_load(path) for path in present])
+    text = render([_load(path) for path in columns(certificates)])
     if args.check:
         current = output.read_text(encoding="utf-8") if output.exists() else ""
         if current != text:

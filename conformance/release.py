@@ -1,0 +1,183 @@
+"""Certify one torch release in a throwaway venv and commit-ready its certificate to docs/certificates/."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+#: The Python each torch series is certified on (the series' wheels exist for it).
+PYTHON_FOR_SERIES = {(1, 12): "3.10", (1, 13): "3.10", **{(2, minor): "3.11" for minor in range(15)}}
+#: Releases before this one need numpy<2 (they were built against numpy 1.x).
+NUMPY2_FROM = (2, 3)
+#: What the certification venv installs besides the checkout and torch.
+TEST_DEPS = ("pytest>=8", "hypothesis>=6.100", "pytest-timeout>=2.3")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class BadRelease(Exception):
+    """A release this tool cannot certify, or no interpreter for it; its text is one line."""
+
+
+def parse_release(release: str) -> tuple[int, int, int]:
+    """``"2.0.1"`` -> ``(2, 0, 1)``; a release of no known series is a BadRelease."""
+    match = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", release)
+    if not match:
+        raise BadRelease(f"{release!r} is not a torch release (expected MAJOR.MINOR.PATCH, e.g. 2.0.1)")
+    major, minor, patch = (int(part) for part in match.groups())
+    if (major, minor) not in PYTHON_FOR_SERIES:
+        known = ", ".join(f"{a}.{b}" for a, b in PYTHON_FOR_SERIES)
+        raise BadRelease(f"torch {release}: no known series {major}.{minor} (known: {known})")
+    return major, minor, patch
+
+
+def find_python(version: str) -> str:
+    """The path of a ``python<version>`` interpreter: on PATH, else under pyenv's versions."""
+    found = shutil.which(f"python{version}")
+    if found and _runs(found, version):
+        return found
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"), "versions")
+    for candidate in sorted(pyenv.glob(f"{version}.*/bin/python"), reverse=True):
+        if _runs(str(candidate), version):
+            return str(candidate)
+    raise BadRelease(f"no Python {version} interpreter found (on PATH as python{version} or in {pyenv})")
+
+
+def _runs(python: str, version: str) -> bool:
+    code = "import sys; print('%d.%d' % sys.version_info[:2])"
+    try:
+        out = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and out.stdout.strip() == version
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What certifying one release does: the interpreter, the pins and the suite's command."""
+
+    release: str
+    python_version: str
+    requirements: tuple[str, ...]
+    expected_failures: Path | None
+    certificate: Path
+
+    def pytest_args(self, work: Path) -> list[str]:
+        """The suite's command line after ``python -m pytest``, for the venv and reports in ``work``.
+
+        The rootdir is the venv's site-packages (test IDs ``conformance/suite/...``, as in the
+        committed certificates); paths are given as ``--opt=PATH``, since pytest reads a separate
+        value token as a test path before the plugin's options are known.
+        """
+        site = work / "venv" / "lib" / f"python{self.python_version}" / "site-packages"
+        args = ["-p", "no:cacheprovider", f"--rootdir={site}", "--pyargs", "conformance.suite",
+                "--impl", "torch", "--hypothesis-profile", "certify", f"--reports-dir={work / 'reports'}"]
+        if self.expected_failures is not None:
+            args.append(f"--expected-failures={self.expected_failures}")
+        return args
+
+
+def plan(release: str, root: Path = ROOT) -> Plan:
+    """The plan for ``release``, without touching the network or the disk beyond a stat."""
+    major, minor, _ = parse_release(release)
+    pins = [str(root), *TEST_DEPS, f"torch=={release}"]
+    if (major, minor) < NUMPY2_FROM:
+        pins.append("numpy<2")
+    expected = root / "conformance" / "expected_failures" / f"torch-{release}.toml"
+    return Plan(release, PYTHON_FOR_SERIES[(major, minor)], tuple(pins),
+                expected if expected.exists() else None,
+                root / "docs" / "certificates" / f"torch-{release}.json")
+
+
+def _step(name: str, action: Callable[[], int]) -> int:
+    start = time.monotonic()
+    code = action()
+    status = "ok" if code == 0 else f"exit {code}"
+    print(f"[{time.monotonic() - start:7.1f}s] {name}: {status}", flush=True)
+    return code
+
+
+def _run(cmd: Sequence[str], log: Path, cwd: Path | None = None) -> int:
+    with log.open("a", encoding="utf-8") as out:
+        out.write("$ " + " ".join(cmd) + "\n")
+        out.flush()
+        try:
+            done = subprocess.run(list(cmd), stdout=out, stderr=subprocess.STDOUT, cwd=cwd, check=False)
+        except OSError as exc:
+            out.write(f"cannot run: {exc}\n")
+            return 127
+        return done.returncode
+
+
+def certify(p: Plan, python: str, pip_args: Sequence[str] = (), keep_log: Path | None = None,
+            keep_venv: bool = False) -> int:
+    """Create the venv, install, certify, copy the certificate; the venv is removed in any case
+    unless ``keep_venv`` (then its path is printed, to try snippets in it and remove it by hand)."""
+    work = Path(tempfile.mkdtemp(prefix=f"tfm-torch-{p.release}-"))
+    venv, reports = work / "venv", work / "reports"
+    log = keep_log or Path(tempfile.gettempdir(), f"tfm-torch-{p.release}.log")
+    log.write_text("", encoding="utf-8")
+    print(f"torch {p.release}: Python {p.python_version} ({python}), log {log}", flush=True)
+    vpy = str(venv / "bin" / "python")
+    try:
+        if _step("create venv", lambda: _run([python, "-m", "venv", str(venv)], log)):
+            return 1
+        install = [vpy, "-m", "pip", "install", "--disable-pip-version-check", *pip_args, *p.requirements]
+        if _step("install " + " ".join(p.requirements[1:]), lambda: _run(install, log)):
+            return 1
+        code = _step("certify", lambda: _run([vpy, "-m", "pytest", *p.pytest_args(work)], log, work))
+        written = reports / "certificate.json"
+        if not written.exists():
+            print(f"no certificate written (pytest exit {code}); see {log}", flush=True)
+            return 1
+        p.certificate.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(written, p.certificate)
+        print(f"certificate: {p.certificate} (pytest exit {code})", flush=True)
+        return code
+    finally:
+        if keep_venv:
+            print(f"kept venv: {venv} (remove {work} yourself)", flush=True)
+        else:
+            _step("remove venv", lambda: _remove(work))
+
+
+def _remove(path: Path) -> int:
+    shutil.rmtree(path, ignore_errors=True)
+    return 1 if path.exists() else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m conformance.release", description=__doc__)
+    parser.add_argument("release", help="a torch release, e.g. 2.0.1")
+    parser.add_argument("--dry-run", action="store_true", help="print the plan and stop")
+    parser.add_argument("--python", help="the interpreter to use (default: found by the series)")
+    parser.add_argument("--keep-venv", action="store_true",
+                        help="do not remove the venv (to run snippets in it); its path is printed")
+    parser.add_argument("--pip-arg", action="append", default=[], metavar="ARG",
+                        help="an extra argument for pip install (repeat), e.g. --find-links=DIR")
+    args = parser.parse_args(argv)
+    try:
+        p = plan(args.release)
+        python = args.python or find_python(p.python_version)
+    except BadRelease as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.dry_run:
+        print(f"release: torch {p.release}\npython: {p.python_version} ({python})")
+        print("install: " + " ".join(p.requirements))
+        print("certify: python -m pytest " + " ".join(p.pytest_args(Path("WORK"))))
+        print(f"certificate: {p.certificate}")
+        return 0
+    return certify(p, python, args.pip_arg, keep_venv=args.keep_venv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
