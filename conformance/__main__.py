@@ -14,6 +14,7 @@ examples:
   python -m conformance diff --impl reference_impl --impl my_torchlike --examples 500 --seed 1
   python -m conformance snippet spec/scenarios/mode_stack.toml --impl reference_impl
       (from the repository's root; any .toml or .json scenario file will do)
+  python -m conformance texts --impl torch --output torch-texts.json
 """
 
 
@@ -46,6 +47,16 @@ def _parser() -> argparse.ArgumentParser:
     snip.add_argument("scenario", type=Path, metavar="FILE")
     snip.add_argument("--impl", default="reference_impl", metavar="SPEC",
                       help="MODULE or pkg.mod:ATTR (default reference_impl)")
+    texts = sub.add_parser("texts", help="record the error and warning texts the implementation "
+                                         "produces in the TEXT rules' examples (JSON)",
+                           description="Run the TEXT rules' examples of the implementation's "
+                                       "generation and write, as JSON, each text it raised or "
+                                       "warned, as shipped and with the scenario's objects named. "
+                                       "A measurement: nothing is predicted or judged.")
+    texts.add_argument("--impl", default="reference_impl", metavar="SPEC",
+                       help="MODULE or pkg.mod:ATTR (default reference_impl)")
+    texts.add_argument("--output", type=Path, default=None, metavar="FILE",
+                       help="write the JSON here (default: standard output)")
     return parser
 
 
@@ -102,10 +113,27 @@ def _snippet(args: argparse.Namespace) -> int:
     return 0
 
 
+def _texts(args: argparse.Namespace) -> int:
+    import json
+
+    from .measure import measure
+
+    text = json.dumps(measure(_load(args.impl)), indent=2, sort_keys=True) + "\n"
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        args.output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _UsageError(f"cannot write {args.output}: {exc.strerror}") from None
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    commands = {"diff": _diff, "snippet": _snippet, "texts": _texts}
     try:
-        return _diff(args) if args.command == "diff" else _snippet(args)
+        return commands[args.command](args)
     except _UsageError as exc:
         print(f"python -m conformance {args.command}: error: {exc}", file=sys.stderr)
         return 2
