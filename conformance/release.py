@@ -21,6 +21,8 @@ NUMPY2_FROM = (2, 3)
 #: What the certification venv installs besides the checkout and torch.
 TEST_DEPS = ("pytest>=8", "hypothesis>=6.100", "pytest-timeout>=2.3")
 ROOT = Path(__file__).resolve().parents[1]
+#: In a checkout: the test that runs each expected failure's snippet on the installed torch.
+SNIPPET_TESTS = ROOT / "tests" / "test_expected_failures.py"
 
 
 class BadRelease(Exception):
@@ -69,6 +71,8 @@ class Plan:
     requirements: tuple[str, ...]
     expected_failures: Path | None
     certificate: Path
+    #: Where the release's measured texts go (``python -m conformance texts``).
+    texts: Path
 
     def pytest_args(self, work: Path) -> list[str]:
         """The suite's command line after ``python -m pytest``, for the venv and reports in ``work``.
@@ -94,7 +98,8 @@ def plan(release: str, root: Path = ROOT) -> Plan:
     expected = root / "conformance" / "expected_failures" / f"torch-{release}.toml"
     return Plan(release, PYTHON_FOR_SERIES[(major, minor)], tuple(pins),
                 expected if expected.exists() else None,
-                root / "docs" / "certificates" / f"torch-{release}.json")
+                root / "docs" / "certificates" / f"torch-{release}.json",
+                root / "docs" / "texts" / f"torch-{release}.json")
 
 
 def _step(name: str, action: Callable[[], int]) -> int:
@@ -133,6 +138,9 @@ def certify(p: Plan, python: str, pip_args: Sequence[str] = (), keep_log: Path |
         install = [vpy, "-m", "pip", "install", "--disable-pip-version-check", *pip_args, *p.requirements]
         if _step("install " + " ".join(p.requirements[1:]), lambda: _run(install, log)):
             return 1
+        p.texts.parent.mkdir(parents=True, exist_ok=True)
+        measure = [vpy, "-m", "conformance", "texts", "--impl", "torch", f"--output={p.texts}"]
+        measured = _step(f"measure the texts into {p.texts}", lambda: _run(measure, log, work))
         code = _step("certify", lambda: _run([vpy, "-m", "pytest", *p.pytest_args(work)], log, work))
         written = reports / "certificate.json"
         if not written.exists():
@@ -141,7 +149,11 @@ def certify(p: Plan, python: str, pip_args: Sequence[str] = (), keep_log: Path |
         p.certificate.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(written, p.certificate)
         print(f"certificate: {p.certificate} (pytest exit {code})", flush=True)
-        return code
+        if p.expected_failures is not None and SNIPPET_TESTS.exists():
+            snippets = [vpy, "-m", "pytest", "-p", "no:cacheprovider", str(SNIPPET_TESTS)]
+            code = _step("run the expected failures' snippets on this release",
+                         lambda: _run(snippets, log, ROOT)) or code
+        return code or measured
     finally:
         if keep_venv:
             print(f"kept venv: {venv} (remove {work} yourself)", flush=True)
@@ -175,6 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("install: " + " ".join(p.requirements))
         print("certify: python -m pytest " + " ".join(p.pytest_args(Path("WORK"))))
         print(f"certificate: {p.certificate}")
+        print(f"texts: {p.texts}")
         return 0
     return certify(p, python, args.pip_arg, keep_venv=args.keep_venv)
 
