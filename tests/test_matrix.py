@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
+from typing import Any
 
-from conformance import matrix
+from conformance import evolution, matrix
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 CERTIFICATES = ROOT / matrix.CERTIFICATES
@@ -32,10 +39,11 @@ def test_columns_are_the_reference_then_torch_releases_by_version(tmp_path: Path
 def test_a_new_certificate_becomes_a_column(tmp_path: Path) -> None:
     shutil.copytree(CERTIFICATES, tmp_path / matrix.CERTIFICATES)
     data = json.loads((CERTIFICATES / "torch-2.13.0.json").read_text())
-    data["implementation"]["version"] = "2.99.0"
+    data["implementation"]["version"] = data["implementation"]["release"] = "2.99.0"
     (tmp_path / matrix.CERTIFICATES / "torch-2.99.0.json").write_text(json.dumps(data))
     assert matrix.main(["--root", str(tmp_path)]) == 0
-    assert "torch 2.99.0" in (tmp_path / matrix.OUTPUT).read_text()
+    assert "     - 2.99.0\n" in (tmp_path / matrix.OUTPUT).read_text()
+    assert "2.99.0." in (tmp_path / matrix.EVOLUTION).read_text()
 
 
 def test_matrix_has_a_row_per_rule_and_the_verdicts_of_each_certificate() -> None:
@@ -51,6 +59,8 @@ def test_a_changed_certificate_makes_the_matrix_outdated(tmp_path: Path) -> None
     shutil.copytree(CERTIFICATES, tmp_path / matrix.CERTIFICATES)
     (tmp_path / matrix.OUTPUT).parent.mkdir(parents=True)
     shutil.copy(ROOT / matrix.OUTPUT, tmp_path / matrix.OUTPUT)
+    shutil.copy(ROOT / matrix.EVOLUTION, tmp_path / matrix.EVOLUTION)
+    shutil.copytree(ROOT / matrix.EXPECTED_FAILURES, tmp_path / matrix.EXPECTED_FAILURES)
     assert matrix.main(["--check", "--root", str(tmp_path)]) == 0
     first = matrix.columns(tmp_path / matrix.CERTIFICATES)[0]
     data = json.loads(first.read_text())
@@ -59,3 +69,44 @@ def test_a_changed_certificate_makes_the_matrix_outdated(tmp_path: Path) -> None
     assert matrix.main(["--check", "--root", str(tmp_path)]) == 1
     assert matrix.main(["--root", str(tmp_path)]) == 0
     assert matrix.main(["--check", "--root", str(tmp_path)]) == 0
+
+
+def test_spans_are_runs_of_consecutive_releases() -> None:
+    order = ["1.12.1", "1.13.1", "2.0.1", "2.1.2", "2.2.2"]
+    assert evolution.spans(["1.12.1", "2.0.1", "2.1.2", "2.2.2"], order) == "1.12.1, 2.0.1–2.2.2"
+    assert evolution.spans(["1.13.1"], order) == "1.13.1"
+    assert evolution.spans([], order) == ""
+
+
+def _torch_certificates() -> list[dict[str, Any]]:
+    loaded = [json.loads(path.read_text()) for path in matrix.columns(CERTIFICATES)]
+    return [c for c in loaded if c["implementation"]["name"] == "torch"]
+
+
+def test_every_divergence_of_every_release_links_its_snippet() -> None:
+    certificates = _torch_certificates()
+    groups = evolution.divergences(certificates, ROOT / matrix.EXPECTED_FAILURES)
+    text = (ROOT / matrix.EVOLUTION).read_text()
+    for cert in certificates:
+        release = evolution.release_of(cert)
+        for rule_id, entry in cert["rules"].items():
+            if entry["verdict"] != "expected_failure":
+                continue
+            data = tomllib.loads((ROOT / matrix.EXPECTED_FAILURES / f"torch-{release}.toml").read_text())
+            group = groups[(rule_id, data[rule_id]["snippet"].strip())]
+            assert release in group["releases"]
+            section = text.split(f".. _{group['label']}:", 1)[1].split(".. _divergence-", 1)[0]
+            assert data[rule_id]["snippet"].strip().splitlines()[-1].strip() in section
+            rule_entry = text.split(f":rule:`{rule_id}`", 1)[1].split("* :rule:", 1)[0]
+            assert f":ref:`{group['label']}`" in rule_entry, f"{rule_id}: no link to its divergence"
+
+
+def test_a_change_of_verdict_between_releases_is_shown(tmp_path: Path) -> None:
+    base = json.loads((CERTIFICATES / "torch-2.13.0.json").read_text())
+    older, newer = json.loads(json.dumps(base)), json.loads(json.dumps(base))
+    older["implementation"]["release"], newer["implementation"]["release"] = "2.98.0", "2.99.0"
+    older["rules"]["TFM_ORDER_001"]["verdict"] = "fail"
+    text = evolution.render_evolution([older, newer], tmp_path)
+    entry = text.split(":rule:`TFM_ORDER_001`", 1)[1].split("* :rule:", 1)[0]
+    assert "**fails**: 2.98.0" in entry and "holds: 2.99.0" in entry
+    assert "changed: 2.99.0 (**fails** → holds)" in entry
