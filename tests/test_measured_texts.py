@@ -26,7 +26,7 @@ from spec.texts import release_key
 
 MEASURED = sorted((Path(__file__).resolve().parents[1] / "docs" / "texts").glob("torch-*.json"))
 EXAMPLES = {example.name: example for example in load_examples()}
-PLACEHOLDER = re.compile(r"\{(type|mode|func|text) (\w+)\}")
+PLACEHOLDER = re.compile(r"\{(type|mode|func|text) ([^{}\s]+)\}")
 
 
 def _naming(*templates: str) -> dict[tuple[str, str], str]:

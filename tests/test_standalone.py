@@ -38,10 +38,7 @@ FORBIDDEN = (
 )
 
 #: Files that may still mention some of FORBIDDEN, and which of them.
-KNOWN_EXCEPTIONS: dict[str, tuple[str, ...]] = {
-    # spec/texts.toml: being rewritten on main
-    "spec/texts.toml": ("torch-real-behavior", "pr75154-semantics"),
-}
+KNOWN_EXCEPTIONS: dict[str, tuple[str, ...]] = {}
 
 #: A path inside this repository, as evidence names it (docs/certificates/torch-2.13.0.json).
 REPO_PATH = re.compile(r"(?<![\w./-])(?:docs|conformance|spec)/[\w./-]*\w\.(?:json|toml|rst|py|txt)")
