@@ -116,9 +116,18 @@ def _snippet(args: argparse.Namespace) -> int:
 def _texts(args: argparse.Namespace) -> int:
     import json
 
+    from .adapter import AdapterError
     from .measure import measure
+    from .sandbox import ImplementationFault, SandboxedImplementation
 
-    text = json.dumps(measure(_load(args.impl)), indent=2, sort_keys=True) + "\n"
+    try:  # in a sandbox process, as the suite runs it: a crash costs one example, not the run
+        target = SandboxedImplementation(args.impl, origin=f"--impl {args.impl!r}")
+    except (AdapterError, ImplementationFault) as exc:
+        raise _UsageError(" ".join(str(exc).split())) from None
+    try:
+        text = json.dumps(measure(target), indent=2, sort_keys=True) + "\n"
+    finally:
+        target.close()
     if args.output is None:
         sys.stdout.write(text)
         return 0

@@ -16,8 +16,7 @@ from typing import Any
 from spec.examples import Example, load_examples
 from spec.model.trace import Raised, WarningEmitted
 
-from .adapter import Adapter
-from .check import observe
+from .check import Target, observe
 from .compare import Naming
 
 #: Seconds one text example may take (the first torch call may load a lot).
@@ -42,7 +41,7 @@ def text_examples(generation: str, examples: Sequence[Example] | None = None) ->
             if any(r.startswith("TFM_TEXT_") for r in e.rules) and e.scenario.generation == generation]
 
 
-def measure(adapter: Adapter, examples: Sequence[Example] | None = None) -> dict[str, Any]:
+def measure(adapter: Target, examples: Sequence[Example] | None = None) -> dict[str, Any]:
     """Run the text examples on ``adapter``; a JSON-ready record of every text it produced."""
     records: list[dict[str, Any]] = []
     for example in text_examples(adapter.generation, examples):

@@ -9,6 +9,7 @@ measurement fails here, without torch installed.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -105,3 +106,17 @@ def test_texts_command_writes_json_and_refuses_an_unwritable_path(
     err = capsys.readouterr().err
     assert err.startswith("python -m conformance texts: error: cannot write") and err.count("\n") == 1
     assert main(["texts", "--impl", "no_such_module_xyz"]) == 2
+
+
+def test_a_crash_costs_the_examples_it_happens_in_not_the_measurement(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "crash_on_neg.py").write_text(
+        "import os\nimport reference_impl as _r\n"
+        "globals().update({k: getattr(_r, k) for k in dir(_r) if not k.startswith('__')})\n"
+        "def neg(*args, **kwargs):\n    os._exit(3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    assert main(["texts", "--impl", "crash_on_neg"]) == 0
+    records = {r["example"]: r for r in json.loads(capsys.readouterr().out)["texts"]}
+    assert "crashed" in records["text_native_no_implementation"]["fault"]
+    assert records["text_push_must_return_mode"]["raised"]["type"] == "ValueError"
