@@ -16,7 +16,7 @@ Generation = Literal["2022", "stack"]
 #: Optional features an adapter may declare; rules that need an undeclared
 #: feature are "not applicable".
 FEATURES = (
-    "python-path",        # handle_torch_function and a Python-implemented split
+    "python-path",        # func("handle_torch_function") and a Python-implemented split
     "subclass-as-mode",   # enable_torch_function_mode(TensorSubclass)
     "raw-slot",           # _get/_set_torch_function_mode
     "disable-subclass",   # DisableTorchFunctionSubclass (stack generation)
@@ -160,7 +160,7 @@ class NamespaceAdapter:
     def func(self, name: str) -> Callable[..., Any]:
         if name.startswith("Tensor."):
             return getattr(self.Tensor, name.removeprefix("Tensor."))  # type: ignore[no-any-return]
-        if name.startswith("has_torch_function"):
+        if name.startswith("has_torch_function") or name == "handle_torch_function":
             return _lookup(self.ns, f"overrides.{name}")  # type: ignore[no-any-return]
         return getattr(self.ns, name)  # type: ignore[no-any-return]
 

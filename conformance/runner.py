@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from spec.model.functions import FUNCS, tensor_data
+from spec.model.functions import FUNCS, pyfunc_kernel, tensor_data
 from spec.model.scenario import (
     Action,
     Arg,
@@ -27,6 +27,7 @@ from spec.model.scenario import (
     NotImpl,
     Push,
     PushInside,
+    PyFuncDecl,
     Raise,
     Redispatch,
     Return,
@@ -72,6 +73,10 @@ class Run:
         self.pushed: dict[str, list[Any]] = {}
         self.idents: dict[int, str] = {}
         self.funcs = {id(adapter.func(n)): n for n in FUNCS if FUNCS[n].path != "probe"}
+        self.defined: dict[str, Callable[..., Any]] = {}
+        for fdecl in scenario.functions:
+            self.defined[fdecl.name] = self._pyfunc(fdecl)
+            self.funcs[id(self.defined[fdecl.name])] = fdecl.name
         for decl in scenario.classes:
             self._build_class(decl.name)
         for mdecl in scenario.modes:
@@ -80,6 +85,37 @@ class Run:
         self.specials: dict[str, Any] = {"@object": object(), "@nohandler": type("NoHandler", (), {})}
 
     # -- building the scenario's objects ------------------------------------
+
+    def _pyfunc(self, decl: PyFuncDecl) -> Callable[..., Any]:
+        """The scenario's Python function, dispatching as a library author writes one."""
+        handle = self.ad.func("handle_torch_function")
+        probe = self.ad.func({"sequence": "has_torch_function", "unary": "has_torch_function_unary",
+                              "variadic": "has_torch_function_variadic"}[decl.probe])
+        split = decl.params - decl.keywords
+        run = self
+
+        def pyfunc(*values: Any, **keywords: Any) -> Any:
+            bound = dict(zip(decl.names, values, strict=False)) | keywords
+            relevant: list[Any] = []
+            for name in decl.relevant:
+                if name.startswith("*"):
+                    relevant.extend(bound[name[1:]])
+                else:
+                    relevant.append(bound[name])
+            has = probe(tuple(relevant)) if decl.probe == "sequence" else probe(*relevant)
+            if has:
+                return handle(pyfunc, tuple(relevant), *(bound[n] for n in decl.names[:split]),
+                              **{n: bound[n] for n in decl.names[split:]})
+            return run._pyfunc_kernel([bound[n] for n in decl.names])
+
+        pyfunc.__name__ = pyfunc.__qualname__ = decl.name
+        pyfunc.__module__ = "scenario"
+        return pyfunc
+
+    def _pyfunc_kernel(self, values: list[Any]) -> Any:
+        flat = [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
+        total = pyfunc_kernel([tuple(self.ad.data(x)) for x in flat if isinstance(x, self.ad.Tensor)])
+        return None if total is None else self.ad.tensor(total)
 
     def _build_class(self, name: str) -> type:
         if name in self.classes:
@@ -109,7 +145,7 @@ class Run:
             cls = owner if isinstance(owner, type) else type(owner)
             bound = None if isinstance(owner, type) else run.idents.get(id(owner), "?")
             name = run._func_name(func)
-            if name not in FUNCS:  # the implementation's own inner calls pass through unseen
+            if name.startswith("?"):  # the implementation's own inner calls pass through unseen
                 with run.ad.disable(subclass_only="disable-subclass" in run.ad.features):
                     return func(*args, **(kwargs or {}))
             run._record(cls.__name__, "subclass", name, types, kwargs, bound)
@@ -123,7 +159,7 @@ class Run:
 
         def handler(mode: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             fname = run._func_name(func)
-            if fname not in FUNCS:  # the implementation's own inner calls pass through unseen
+            if fname.startswith("?"):  # the implementation's own inner calls pass through unseen
                 return func(*args, **(kwargs or {}))
             run._record(name, "mode", fname, types, kwargs, None)
             ctx = _Ctx(fname, func, types, args, kwargs, None, mode)
@@ -182,6 +218,8 @@ class Run:
     # -- actions ------------------------------------------------------------------
 
     def call(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        if name in self.defined:
+            return self.defined[name](*args, **kwargs)
         info = FUNCS[name]
         if info.path == "probe":
             return self.ad.has_torch_function(name, args)
@@ -353,6 +391,8 @@ class Run:
         for name, info in FUNCS.items():
             if info.path != "probe":
                 names[("func", name)] = self.ad.error_name(name)
+        for name in self.defined:
+            names[("func", name)] = f"scenario.{name}"
         return names
 
 

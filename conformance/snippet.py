@@ -140,6 +140,19 @@ def set_raw_mode(obj):
         torch._C._set_torch_function_mode(old)
 '''
 
+_ADD_UP = '''
+
+def add_up(*values):
+    """What the scenario's functions compute: their tensors added up (None: they have none)."""
+    items = [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
+    rows = []
+    for x in items:
+        if isinstance(x, Tensor):
+            with DisableTorchFunction():
+                rows.append([float(y) for y in x.tolist()])
+    return torch.tensor([sum(col) for col in zip(*rows)]) if rows else None
+'''
+
 _FOOTER = '''
 
 warnings.simplefilter("always")
@@ -197,6 +210,8 @@ class _Writer:
 
     def call(self, func: str, args: list[str], kwargs: list[tuple[str, str]]) -> str:
         """Run.call: a probe returns a bool, a method is called on its first argument."""
+        if self.sc.function_named(func) is not None:
+            return f"{func}({', '.join(args)})"
         info = FUNCS[func]
         positional = args[1:] if info.method else args
         rest = ", ".join([*positional, *(f"{k}={v}" for k, v in kwargs)])
@@ -303,6 +318,28 @@ class _Writer:
             yield "            return func(*args, **(kwargs or {}))"
             yield f'        seen({m.name!r}, "mode", func, types, kwargs)'
             yield from ("        " + x for x in self.behaviour(m.behaviour, me, "None", True))
+
+    def function_decls(self) -> Iterator[str]:
+        """Run._pyfunc: each function the scenario defines, as a library author writes it."""
+        probes = {"sequence": "has_torch_function", "unary": "has_torch_function_unary",
+                  "variadic": "has_torch_function_variadic"}
+        for f in self.sc.functions:
+            params = ", ".join([f.names[0], *(f"{n}=None" for n in f.names[1:])])
+            items = ", ".join(f.relevant) + ("," if len(f.relevant) == 1 else "")
+            relevant = f"({items})"
+            split = f.params - f.keywords
+            passed = ", ".join([*f.names[:split], *(f"{n}={n}" for n in f.names[split:])])
+            probe = f"({relevant})" if f.probe == "sequence" else f"({', '.join(f.relevant)})"
+            yield ""
+            yield ""
+            yield f"def {f.name}({params}):"
+            yield f"    if torch.overrides.{probes[f.probe]}{probe}:"
+            yield f"        return torch.overrides.handle_torch_function({f.name}, {relevant}, {passed})"
+            yield f"    return add_up({', '.join(f.names)})"
+            yield ""
+            yield ""
+            yield f'{f.name}.__module__ = "scenario"'
+            yield f"NAMES[id({f.name})] = {f.name!r}"
 
     def class_decls(self) -> Iterator[str]:
         done: set[str] = set()
@@ -479,7 +516,8 @@ class _Writer:
             if f.path != "probe" and not f.method:
                 yield f"    {n}=ad.func({n!r}),"
         yield "    overrides=_types.SimpleNamespace(" + ", ".join(
-            f"{n}=lambda *a, _n={n!r}: ad.has_torch_function(_n, a)" for n in probes) + "),"
+            f"{n}=lambda *a, _n={n!r}: ad.has_torch_function(_n, a)" for n in probes) + ","
+        yield "        handle_torch_function=ad.func('handle_torch_function')),"
         yield ")"
 
     def extras(self) -> Iterator[str]:
@@ -505,6 +543,8 @@ class _Writer:
         if "@object" in names:
             yield ""
             yield "SOME_OBJECT = object()"
+        if self.sc.functions:
+            yield from _ADD_UP.splitlines()
         if "@nohandler" in names:
             yield ""
             yield ""
@@ -525,7 +565,8 @@ class _Writer:
 
     def script(self) -> str:
         lines = [*self.header(), *_HELPERS.splitlines(), *self.extras(), *self.class_decls(),
-                 *self.mode_decls(), "", "", *self.body(), *_FOOTER.splitlines()]
+                 *self.mode_decls(), *self.function_decls(), "", "", *self.body(),
+                 *_FOOTER.splitlines()]
         return "\n".join(lines) + "\n"
 
 

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from spec.model.functions import FAMILY_ORDER, FUNCS, may_redispatch
 from spec.model.scenario import (
+    PARAMS,
     Action,
     Arg,
     Behaviour,
@@ -27,8 +28,10 @@ from spec.model.scenario import (
     ListArg,
     ModeDecl,
     NotImpl,
+    Probe,
     Push,
     PushInside,
+    PyFuncDecl,
     Raise,
     Redispatch,
     Return,
@@ -145,10 +148,15 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022",
     length: int = draw(_SETUP_LENGTHS if mode_names else _SETUP_LENGTHS_NO_MODES)
     step = _steps(generation, mode_names, tensor_classes, "disable-subclass" in features)
     setup = tuple(draw(step) for _ in range(length))
-    call = draw(calls(class_names, tensor_classes))
+    functions: tuple[PyFuncDecl, ...] = ()
+    if draw(_BOOLEANS):  # as often as a function of the vocabulary: a function of its own
+        function, call = draw(defined_calls(class_names))
+        functions = (function,)
+    else:
+        call = draw(calls(class_names, tensor_classes))
     if draw(_ONE_IN_TEN) == 0:
         call = Call(call.func, call.args, call.kwargs, thread=True)
-    return Scenario(generation, tuple(classes), modes, setup, call)
+    return Scenario(generation, tuple(classes), modes, setup, call, functions=functions)
 
 
 @functools.cache
@@ -243,3 +251,43 @@ def _calls(draw: st.DrawFn, classes: tuple[str, ...], tensor_classes: tuple[str,
     if info.shape == "probe_one":
         return Call(func, (draw(parts.anything),))
     return Call(func, items)
+
+
+_PARAM_COUNTS = st.sampled_from((2, 3, 1))
+_KEYWORDS = st.sampled_from((0, 0, 1, 2))
+_WHOLE_OR_SPREAD = st.sampled_from(("spread", "spread", "whole", "left out"))
+_IN_OR_OUT = st.sampled_from(("in", "in", "in", "left out"))
+_SEQUENCE_OR_VARIADIC: st.SearchStrategy[Probe] = st.sampled_from(("sequence", "variadic"))
+
+
+@functools.cache
+def defined_calls(classes: tuple[str, ...]) -> st.SearchStrategy[tuple[PyFuncDecl, Call]]:
+    """A function the scenario defines in Python (one to three parameters, each a tensor-like,
+    a constant or a list; some or all of them relevant, lists spread or whole) and its call."""
+    return _defined_calls(classes)
+
+
+@st.composite
+def _defined_calls(draw: st.DrawFn, classes: tuple[str, ...]) -> tuple[PyFuncDecl, Call]:
+    parts = _call_parts(classes, ())
+    params: int = draw(_PARAM_COUNTS)
+    args: list[Arg] = []
+    relevant: list[str] = []
+    for name in PARAMS[:params]:
+        kind = draw(_ONE_IN_TEN)
+        if kind < 3:  # a list of tensor-likes and constants
+            items = tuple(draw(st.lists(parts.anything, max_size=3)))
+            args.append(ListArg(items))
+            how = draw(_WHOLE_OR_SPREAD)
+            if how != "left out":
+                relevant.append(f"*{name}" if how == "spread" else name)
+            continue
+        args.append(draw(parts.anything) if kind < 5 else draw(parts.tensor))
+        if draw(_IN_OR_OUT) == "in":
+            relevant.append(name)
+    probe: Probe = draw(_SEQUENCE_OR_VARIADIC)
+    if len(relevant) == 1 and not relevant[0].startswith("*") and draw(_BOOLEANS):
+        probe = "unary"
+    keywords = min(draw(_KEYWORDS), params - 1)
+    decl = PyFuncDecl("foo", params, tuple(relevant), probe, keywords)
+    return decl, Call("foo", tuple(args))

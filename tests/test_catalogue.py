@@ -41,7 +41,7 @@ PLANNED_IDS: tuple[str, ...] = (
     "TFM_TYPES_003",
     "TFM_TYPES_004",
     "TFM_TYPES_005",
-    "TFM_TYPES_006",
+    "TFM_TYPES_006", "TFM_TYPES_007",
     "TFM_ARGS_001",
     "TFM_ARGS_002",
     "TFM_ARGS_003",

@@ -29,6 +29,7 @@ from .scenario import (
     NotImpl,
     Push,
     PushInside,
+    PyFuncDecl,
     Raise,
     Redispatch,
     Return,
@@ -129,10 +130,11 @@ def action_from(d: Any, where: str) -> Action:
                         t.get("replace"), bool(t.get("ignore_preexisting", False)))
 
 
-def behaviour_from(d: Any, where: str) -> Behaviour:
+def behaviour_from(d: Any, where: str, defined: frozenset[str] = frozenset()) -> Behaviour:
+    """``defined``: the functions the scenario defines, which ``on`` may name too."""
     if isinstance(d, dict) and "default" in d:
         t = _keys(d, where, {"default", "on"})
-        on = _keys(t.get("on", {}), f"{where}.on", set(FUNCS))
+        on = _keys(t.get("on", {}), f"{where}.on", set(FUNCS) | defined)
         return Behaviour(action_from(t["default"], f"{where}.default"),
                          tuple((k, action_from(v, f"{where}.on.{k}")) for k, v in on.items()))
     return Behaviour(action_from(d, where))
@@ -174,10 +176,32 @@ def step_from(d: Any, where: str) -> Step:
                   bool(t.get("ignore_preexisting", False)))
 
 
+_PROBES = ("sequence", "unary", "variadic")
+
+
+def function_from(d: Any, where: str) -> PyFuncDecl:
+    t = _keys(d, where, {"name", "params", "relevant", "probe", "keywords"}, {"name"})
+    params = t.get("params", 1)
+    _expect(isinstance(params, int) and not isinstance(params, bool) and 1 <= params <= 3, where,
+            "params takes 1, 2 or 3")
+    relevant = t.get("relevant", ["a"])
+    _expect(isinstance(relevant, list) and all(isinstance(r, str) for r in relevant), where,
+            "relevant is an array of parameter names (*name: a list parameter's elements)")
+    probe = t.get("probe", "sequence")
+    _expect(probe in _PROBES, where, f"probe takes one of {', '.join(_PROBES)}")
+    keywords = t.get("keywords", 0)
+    _expect(isinstance(keywords, int) and not isinstance(keywords, bool) and 0 <= keywords < params,
+            where, "keywords takes 0 up to params - 1")
+    return PyFuncDecl(str(t["name"]), params, tuple(relevant), probe, keywords)
+
+
 def scenario_from_dict(d: Any) -> Scenario:
-    t = _keys(d, "scenario", {"generation", "title", "classes", "modes", "setup", "call"})
+    t = _keys(d, "scenario", {"generation", "title", "functions", "classes", "modes", "setup", "call"})
     gen = t.get("generation", "2022")
     _expect(gen in GENERATIONS, "generation", f"unknown generation {gen!r}")
+    functions = tuple(function_from(f, f"functions[{i}]")
+                      for i, f in enumerate(_array(t, "functions", "scenario")))
+    defined = frozenset(f.name for f in functions)
     classes = []
     for i, c in enumerate(_array(t, "classes", "scenario")):
         w = f"classes[{i}]"
@@ -190,26 +214,28 @@ def scenario_from_dict(d: Any) -> Scenario:
         has_code = handler in ("classmethod", "plain")
         _expect(has_code == ("behaviour" in c), w,
                 "behaviour is required for classmethod/plain handlers and forbidden otherwise")
-        beh = behaviour_from(c["behaviour"], f"{w}.behaviour") if has_code else None
+        beh = behaviour_from(c["behaviour"], f"{w}.behaviour", defined) if has_code else None
         parent = c.get("parent", "Tensor" if kind == "tensor" else "object")
         classes.append(ClassDecl(str(c["name"]), str(parent), kind, handler, beh))
     modes = []
     for i, m in enumerate(_array(t, "modes", "scenario")):
         w = f"modes[{i}]"
         m = _keys(m, w, {"name", "behaviour", "classmethod_handler"}, {"name", "behaviour"})
-        modes.append(ModeDecl(str(m["name"]), behaviour_from(m["behaviour"], f"{w}.behaviour"),
+        modes.append(ModeDecl(str(m["name"]), behaviour_from(m["behaviour"], f"{w}.behaviour", defined),
                               bool(m.get("classmethod_handler", False))))
     setup = tuple(step_from(s, f"setup[{i}]") for i, s in enumerate(_array(t, "setup", "scenario")))
     call = None
     if "call" in t:
         c = _keys(t["call"], "call", {"func", "args", "kwargs", "thread"}, {"func"})
-        _expect(isinstance(c["func"], str) and c["func"] in FUNCS, "call", f"unknown function {c['func']!r}")
+        _expect(isinstance(c["func"], str) and (c["func"] in FUNCS or c["func"] in defined), "call",
+                f"unknown function {c['func']!r}")
         kw = _keys(c.get("kwargs", {}), "call.kwargs", set(_kwarg_names()))
         call = Call(c["func"], tuple(arg_from(a, f"call.args[{i}]") for i, a in
                                      enumerate(_array(c, "args", "call"))),
                     tuple((k, arg_from(v, f"call.kwargs.{k}")) for k, v in kw.items()),
                     bool(c.get("thread", False)))
-    scenario = Scenario(gen, tuple(classes), tuple(modes), setup, call, str(t.get("title", "")))
+    scenario = Scenario(gen, tuple(classes), tuple(modes), setup, call, str(t.get("title", "")),
+                        functions)
     from .validate import validate
 
     validate(scenario)
@@ -281,6 +307,13 @@ def scenario_to_dict(s: Scenario) -> dict[str, Any]:
     out: dict[str, Any] = {"generation": s.generation}
     if s.title:
         out["title"] = s.title
+    if s.functions:
+        out["functions"] = [
+            {"name": f.name, "params": f.params, "relevant": list(f.relevant)}
+            | ({"probe": f.probe} if f.probe != "sequence" else {})
+            | ({"keywords": f.keywords} if f.keywords else {})
+            for f in s.functions
+        ]
     if s.classes:
         out["classes"] = []
         for c in s.classes:

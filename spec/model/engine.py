@@ -16,7 +16,7 @@ from spec.texts import default_release
 
 from . import messages as msg
 from .context import Handler, Origin
-from .functions import FUNCS, kernel, tensor_data
+from .functions import FUNCS, info_of, kernel, pyfunc_kernel, tensor_data
 from .limits import Unbounded, Unspecified
 from .scenario import (
     Action,
@@ -303,22 +303,48 @@ class Engine:
         try:
             if self.depth > self.max_depth:
                 raise Unbounded(func)
-            info = FUNCS[func]
+            info = info_of(func)
             if info.path == "probe":
                 return self._probe(func, args)
+            if info.shape == "pyfunc":
+                return self._pyfunc(func, args, kwargs)
             python = info.path == "python"
             relevant = args[:1] if python else [*args, *kwargs.values()]
             return self._dispatch(func, args, kwargs, relevant, python, spread)
         finally:
             self.depth -= 1
 
+    def _pyfunc(self, func: str, args: list[SymValue], kwargs: dict[str, SymValue]) -> SymValue:
+        """A scenario-defined Python function: its ``has_torch_function*`` guard, then
+        ``handle_torch_function`` with its relevant arguments (TFM_REACH_001..003, TFM_TYPES_007)."""
+        decl = self.sc.function_named(func)
+        assert decl is not None
+        bound = dict(zip(decl.names, args, strict=False)) | kwargs
+        relevant: list[SymValue] = []
+        for name in decl.relevant:
+            value = bound[name.lstrip("*")]
+            if name.startswith("*"):
+                assert isinstance(value, (list, tuple))
+                relevant.extend(value)
+            else:
+                relevant.append(value)
+        if not self._probe_items(relevant):
+            return self._kernel(func, [bound[n] for n in decl.names], {})
+        split = decl.params - decl.keywords
+        positional = [bound[n] for n in decl.names[:split]]
+        keywords = {n: bound[n] for n in decl.names[split:]}
+        return self._dispatch(func, positional, keywords, relevant, True,
+                              seen=tuple(sorted(keywords)))
+
     def _dispatch(self, func: str, args: list[SymValue], kwargs: dict[str, SymValue],
-                  relevant: list[SymValue], python: bool, spread: bool = False) -> SymValue:
-        overloaded, collect_rules = self.collect(relevant, python, 1 if python else len(args))
+                  relevant: list[SymValue], python: bool, spread: bool = False,
+                  seen: KwargsSeen = ANY_DICT) -> SymValue:
+        """``seen``: the keywords a Python-path handler sees (any dict unless given)."""
+        overloaded, collect_rules = self.collect(relevant, python, len(relevant) if python else len(args))
         mode = self.active_mode()
         if python and not any(self._has_tf(x) for x in relevant):
             self._note("no argument has a handler and no mode is current: the function runs",
-                       "TFM_REACH_003")
+                       "TFM_REACH_002" if not relevant else "TFM_REACH_003")
             return self._kernel(func, args, kwargs)
         if not python and mode is None and not overloaded:
             if self.disabled:
@@ -326,8 +352,8 @@ class Engine:
             self._note("no overloaded argument and no mode: the kernel runs", "TFM_TYPES_003")
             return self._kernel(func, args, kwargs)
         types = tuple(a.cls for a in overloaded)
-        seen: KwargsSeen = ANY_DICT if python else (
-            tuple(sorted(kwargs)) if kwargs else NONE_OR_EMPTY if spread else None)
+        if not python:
+            seen = tuple(sorted(kwargs)) if kwargs else NONE_OR_EMPTY if spread else None
         h = Handler(func=func, types=types, args=args, kwargs=kwargs, seen=seen, python=python,
                     collect_rules=collect_rules)
         after: list[str] = []
@@ -377,6 +403,9 @@ class Engine:
         rules: set[str] = {"TFM_TYPES_001"}
         flat: list[tuple[SymValue, bool]] = []
         for i, value in enumerate(relevant):  # TFM_ORDER_006: list elements count, in order
+            if python and isinstance(value, (list, tuple)):
+                rules.add("TFM_TYPES_007")  # the Python path takes relevant_args as given
+                continue
             indirect = isinstance(value, (list, tuple)) or i >= positional
             for item in (value if isinstance(value, (list, tuple)) else [value]):
                 flat.append((item, indirect))
@@ -441,7 +470,7 @@ class Engine:
 
     def _who_rules(self, mode: ModeRef, h: Handler) -> tuple[str, ...]:
         rules = ["TFM_ORDER_001", *self.installed_by.get(mode, ())]
-        info = FUNCS[h.func]
+        info = info_of(h.func)
         if self.disabled:
             rules.append("TFM_DISABLE_002")
         if info.shape == "sizes":
@@ -537,7 +566,7 @@ class Engine:
                 return self.mode_super(h.mode)
             return self.default_handler(h.owner, h)
         if isinstance(action, Redispatch):
-            if FUNCS[action.target].family != FUNCS[h.func].family:
+            if FUNCS[action.target].family != info_of(h.func).family:
                 raise Unspecified(f"{action.target} does not take the arguments of {h.func}")
             if FUNCS[action.target].method and not h.args:
                 raise Unspecified(f"{action.target} needs its tensor positionally")
@@ -605,6 +634,10 @@ class Engine:
     def _probe(self, func: str, args: list[SymValue]) -> bool:
         items = args[0] if func == "has_torch_function" else args
         assert isinstance(items, (list, tuple))
+        return self._probe_items(list(items))
+
+    def _probe_items(self, items: list[SymValue]) -> bool:
+        """``has_torch_function`` of ``items`` (TFM_REACH_001..003, TFM_DISABLE_005)."""
         if not items:
             self.value_rules.add("TFM_REACH_002")
         elif self.active_mode() is not None:
@@ -623,6 +656,11 @@ class Engine:
                 return [data(v) for v in value]
             return value
 
+        if info_of(func).shape == "pyfunc":
+            tensors = [v.data for v in _flat(args) if isinstance(v, SymTensor)
+                       and self.world.is_tensor_class(v.cls)]
+            total = pyfunc_kernel(tensors)
+            return None if total is None else SymTensor("Tensor", total)
         out = kernel(func, [data(a) for a in args], {k: data(v) for k, v in kwargs.items()})
         assert isinstance(out, tuple)
         if func == "split":
@@ -631,7 +669,7 @@ class Engine:
 
     def _run(self, role: Role, who: str, h: Handler, bound: str | None, who_rules: tuple[str, ...],
              types_rules: tuple[str, ...], current_rules: tuple[str, ...]) -> None:
-        info = FUNCS[h.func]
+        info = info_of(h.func)
         why = (
             ("who", who_rules),
             ("role", who_rules),

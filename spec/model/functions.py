@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 Path = Literal["native", "python", "probe"]
-Shape = Literal["binary", "unary", "list", "sizes", "split", "probe_seq", "probe_one", "probe_var"]
+Shape = Literal["binary", "unary", "list", "sizes", "split", "probe_seq", "probe_one", "probe_var",
+                "pyfunc"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,20 @@ FAMILY_ORDER: dict[str, tuple[str, ...]] = {
     "sizes": ("ones",),
     "split": ("split",),
 }
+
+
+def info_of(name: str) -> FuncInfo:
+    """The vocabulary's function ``name``; any other name is a function the scenario defines
+    in Python (:class:`~spec.model.scenario.PyFuncDecl`), which dispatches on the Python path."""
+    known = FUNCS.get(name)
+    return known if known is not None else FuncInfo(name, "python", "pyfunc")
+
+
+def pyfunc_kernel(tensors: list[tuple[float, ...]]) -> tuple[float, ...] | None:
+    """What a scenario-defined function computes: its tensors added up (``None``: it has none)."""
+    if not tensors:
+        return None
+    return tuple(sum(column) for column in zip(*tensors, strict=False))
 
 
 def may_redispatch(source: str, target: str) -> bool:

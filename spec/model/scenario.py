@@ -143,6 +143,38 @@ class ModeDecl:
     classmethod_handler: bool = False
 
 
+#: The parameters of a scenario-defined Python function, in order.
+PARAMS = ("a", "b", "c")
+Probe = Literal["sequence", "unary", "variadic"]
+
+
+@dataclass(frozen=True)
+class PyFuncDecl:
+    """A function the scenario defines in Python, written as a library author writes one::
+
+        def name(a, b=None, c=None):            # ``params`` parameters
+            if has_torch_function((a, *b)):      # ``probe`` over ``relevant``
+                return handle_torch_function(name, (a, *b), a, b, c=c)
+            return <its tensors added up, or None when it has none>
+
+    ``relevant``: the relevant arguments, each a parameter name, or ``*name`` for the
+    elements of a list parameter. ``probe``: ``has_torch_function(relevant)``,
+    ``has_torch_function_unary(arg)`` (one relevant argument) or
+    ``has_torch_function_variadic(*relevant)``. ``keywords``: how many trailing
+    parameters are handed to ``handle_torch_function`` by keyword.
+    """
+
+    name: str
+    params: int = 1
+    relevant: tuple[str, ...] = ("a",)
+    probe: Probe = "sequence"
+    keywords: int = 0
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return PARAMS[:self.params]
+
+
 # ---------------------------------------------------------------------------
 # Set-up steps, each entered inside the previous one.
 
@@ -264,6 +296,14 @@ class Scenario:
     setup: tuple[Step, ...] = ()
     call: Call | None = None
     title: str = field(default="", compare=False)
+    #: Functions the scenario defines in Python (see :class:`PyFuncDecl`).
+    functions: tuple[PyFuncDecl, ...] = ()
+
+    def function_named(self, name: str) -> PyFuncDecl | None:
+        for decl in self.functions:
+            if decl.name == name:
+                return decl
+        return None
 
     def class_named(self, name: str) -> ClassDecl | None:
         for decl in self.classes:

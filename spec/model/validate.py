@@ -19,17 +19,25 @@ from .scenario import (
     ModeDecl,
     Push,
     PushInside,
+    PyFuncDecl,
     Scenario,
     SetRaw,
     TensorArg,
 )
 
 RESERVED = frozenset({"plain", "None", "Tensor", "object", "inner", "<base>"})
+#: Names a scenario-defined function cannot take: those its reproduction script already uses.
+FUNCTION_RESERVED = frozenset({
+    "run", "label", "seen", "observe", "warned", "constructed", "name_of", "current_mode",
+    "torch", "warnings", "contextlib", "threading", "ad", "types", "args", "kwargs", "func",
+    "in_new_thread", "set_raw_mode", "constructing", "returns_none", "inner_call_guard"})
 
 
 def validate(s: Scenario) -> None:
     """Raise :class:`ScenarioError` (one line) for the first problem found."""
-    names = [c.name for c in s.classes] + [m.name for m in s.modes]
+    names = [c.name for c in s.classes] + [m.name for m in s.modes] + [f.name for f in s.functions]
+    for f in s.functions:
+        _check_function(f)
     for name in names:
         if not name.isidentifier() or name in RESERVED:
             raise ScenarioError(f"{name!r} is not a usable class or mode name")
@@ -70,7 +78,37 @@ def validate(s: Scenario) -> None:
             for _, action in (("default", decl.behaviour.default), *decl.behaviour.on):
                 _check_action(action, modes, set(classes), f"behaviour of {decl.name!r}")
     if s.call is not None:
-        _check_call(s.call, classes)
+        defined = s.function_named(s.call.func)
+        if defined is not None:
+            _check_pyfunc_call(s.call, defined, classes)
+        else:
+            _check_call(s.call, classes)
+
+
+def _check_function(f: PyFuncDecl) -> None:
+    where = f"function {f.name!r}"
+    if f.name in FUNCS or f.name in FUNCTION_RESERVED or f.name.startswith(("Tensor", "_")):
+        raise ScenarioError(f"{where}: the name is taken (by the vocabulary or the "
+                            "reproduction script)")
+    plain = [r for r in f.relevant if not r.startswith("*")]
+    for r in f.relevant:
+        if r.lstrip("*") not in f.names:
+            raise ScenarioError(f"{where}: relevant names {r!r}, not one of its parameters "
+                                f"{', '.join(f.names)}")
+    if f.probe == "unary" and (len(f.relevant) != 1 or len(plain) != 1):
+        raise ScenarioError(f"{where}: the unary probe takes exactly one relevant parameter")
+
+
+def _check_pyfunc_call(call: Call, decl: PyFuncDecl, classes: dict[str, ClassDecl]) -> None:
+    if call.kwargs or len(call.args) != decl.params:
+        raise ScenarioError(f"call: {decl.name!r} takes {decl.params} positional argument(s)")
+    for name, arg in zip(decl.names, call.args, strict=True):
+        for item in arg.items if isinstance(arg, ListArg) else (arg,):
+            if isinstance(item, ListArg):
+                raise ScenarioError(f"call: {decl.name!r}: lists inside lists are not arguments")
+            _tensors(item, classes)
+        if f"*{name}" in decl.relevant and not isinstance(arg, ListArg):
+            raise ScenarioError(f"call: {decl.name!r}: parameter {name!r} is spread, so it takes a list")
 
 
 def _known(name: str, pool: set[str], where: str, what: str) -> None:
