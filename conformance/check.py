@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from spec.model import Unbounded, Unspecified, predict
@@ -12,6 +13,7 @@ from . import noise
 from .adapter import Adapter, release_of
 from .attribution import attribute, leak_rules
 from .compare import Naming, differences
+from .excusal import Judged, judge
 from .isolation import ScenarioTimeout, time_limit
 from .runner import execute
 from .sandbox import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
@@ -43,6 +45,10 @@ class Checked:
     differences: tuple[str, ...]
     leaked: tuple[str, ...]
     fault: str | None = None
+    #: The excused rules the scenario broke (``rules`` holds them too, first); ``cut_short``:
+    #: an excused divergence changed the trace's shape, so what followed it went unjudged.
+    excused: tuple[str, ...] = ()
+    cut_short: bool = False
 
 
 def scenario_seconds(target: Target) -> float:
@@ -76,8 +82,13 @@ def observe(scenario: Scenario, target: Target,
     return trace, naming, leaked
 
 
-def check(scenario: Scenario, adapter: Target, seconds: float | None = None) -> Checked | None:
-    """``None`` when no rule specifies what the scenario does (the model bounds it)."""
+def check(scenario: Scenario, adapter: Target, seconds: float | None = None,
+          excused: Collection[str] = ()) -> Checked | None:
+    """``None`` when no rule specifies what the scenario does (the model bounds it).
+
+    ``excused``: the rules of the expected failures; a divergence attributed to them alone is
+    absorbed and the rest of the trace still compared (:mod:`conformance.excusal`).
+    """
     try:
         expected = predict(scenario, getattr(adapter, "stack_version", None), release_of(adapter))
     except (Unbounded, Unspecified):
@@ -91,8 +102,18 @@ def check(scenario: Scenario, adapter: Target, seconds: float | None = None) -> 
         rules = attribute(scenario, expected, partial, {}) or expected.outcome.rules
         return Checked(scenario, expected, partial, {}, rules, (str(fault),), (), fault.kind)
     diff = tuple(differences(expected, observed, naming))
-    rules = attribute(scenario, expected, observed, naming) if diff else ()
+    def repredict(forced: Mapping[int, tuple[str, ...]]) -> Trace | None:
+        try:
+            return predict(scenario, getattr(adapter, "stack_version", None), release_of(adapter),
+                           forced)
+        except (Unbounded, Unspecified):
+            return None
+
+    judged = judge(scenario, expected, observed, naming, excused, repredict) if diff else Judged((), ())
+    rules = judged.rules
     if leaked:
         diff += tuple(f"state left behind after the scenario: {x}" for x in leaked)
-        rules = rules or leak_rules(scenario, expected, observed)
-    return Checked(scenario, expected, observed, naming, rules, diff, leaked)
+        if not judged.failed:
+            rules += tuple(r for r in leak_rules(scenario, expected, observed) if r not in rules)
+    return Checked(scenario, expected, observed, naming, rules, diff, leaked,
+                   excused=judged.excused, cut_short=judged.cut_short)

@@ -629,6 +629,13 @@ def adapter(request: pytest.FixtureRequest) -> Target:
 
 
 @pytest.fixture(scope="session")
+def excused(request: pytest.FixtureRequest) -> frozenset[str]:
+    """The rules of the expected failures: each excuses exactly the divergences attributed to
+    it, and the rest of the same trace is still compared (conformance.excusal)."""
+    return frozenset(_state(request.config).expected)
+
+
+@pytest.fixture(scope="session")
 def impl_spec(request: pytest.FixtureRequest) -> str:
     """``--impl`` as given (``MODULE`` or ``pkg.mod:ATTR``), for reproduction snippets."""
     state = _state(request.config)

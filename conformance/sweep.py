@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from hypothesis import Phase, core, given, seed, settings
@@ -35,6 +36,10 @@ class Sweep:
     faults: int = 0
     #: Why the sweep stopped before its number of scenarios (None: it did not).
     stopped: str | None = None
+    #: Scenarios with a divergence that an expected failure excuses, and those of them whose
+    #: excused divergence changed the trace's shape (the rest of it went unjudged).
+    excused: int = 0
+    cut_short: int = 0
 
     def record(self, rule_id: str) -> RuleRecord:
         return self.rules.setdefault(rule_id, RuleRecord())
@@ -50,14 +55,16 @@ class _Stop(BaseException):
 
 
 def run_sweep(adapter: Target, generation: Generation, max_examples: int | None = None,
-              keep: int = 3, chunk: int | None = None, deadline: float | None = None) -> Sweep:
+              keep: int = 3, chunk: int | None = None, deadline: float | None = None,
+              excused: Collection[str] = ()) -> Sweep:
     """Generate scenarios with the active hypothesis profile (no shrinking) and check each.
 
     ``chunk`` numbers one of several independent sweeps (pytest-xdist spreads them over
     workers): under a given seed (``--hypothesis-seed``) or a derandomized profile each chunk
     draws from a seed of its own (:func:`chunk_seed`), so the chunks together are reproducible
     and none repeats another. ``deadline`` (a ``time.monotonic()`` value) ends the
-    sweep early: the scenarios checked so far stand.
+    sweep early: the scenarios checked so far stand. ``excused``: the rules of the expected
+    failures; every scenario is checked whatever they excuse (see :func:`~conformance.check.check`).
     """
     result = Sweep(generation)
     current = settings()
@@ -75,13 +82,15 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
             raise _Stop
         result.examples += 1
         try:
-            checked = check(scenario, adapter)
+            checked = check(scenario, adapter, excused=excused)
         except Exception as exc:  # the suite must not die with the implementation
             result.errors.append(f"{type(exc).__name__}: {exc}")
             return
         if checked is None:
             result.unspecified += 1
             return
+        result.excused += bool(checked.excused)
+        result.cut_short += checked.cut_short
         for rule_id in checked.expected.rules_exercised():
             result.record(rule_id).exercised += 1
         for rule_id in checked.rules:

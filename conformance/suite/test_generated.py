@@ -27,9 +27,9 @@ CATALOGUE = load_catalogue()
 CHUNKS = 8
 
 
-def _breaks(rule_id: str, adapter: Target) -> Callable[[Scenario], bool]:
+def _breaks(rule_id: str, adapter: Target, excused: frozenset[str]) -> Callable[[Scenario], bool]:
     def holds(scenario: Scenario) -> bool:
-        checked = check(scenario, adapter)
+        checked = check(scenario, adapter, excused=excused)
         return checked is not None and rule_id in checked.rules
 
     return holds
@@ -38,6 +38,7 @@ def _breaks(rule_id: str, adapter: Target) -> Callable[[Scenario], bool]:
 @pytest.mark.rule(*CATALOGUE.ids())
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_timeout: float,
+                             excused: frozenset[str],
                              record_property: Callable[[str, object], None]) -> None:
     # Half the per-test limit for checking scenarios, a quarter for shrinking what failed:
     # a slow or hanging implementation ends this test with what it found, before the limit
@@ -45,7 +46,11 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
     start = time.monotonic()
     per_chunk = max(1, math.ceil(settings().max_examples / CHUNKS))
     sweep = run_sweep(adapter, adapter.generation, per_chunk, chunk=chunk,
-                      deadline=start + rule_timeout / 2)
+                      deadline=start + rule_timeout / 2, excused=excused)
+    record_property("scenarios", sweep.examples)
+    if sweep.excused:
+        record_property("excused_scenarios", sweep.excused)
+        record_property("cut_short_scenarios", sweep.cut_short)
     version = getattr(adapter, "stack_version", None)
     failing = [rule_id for rule_id, record in sorted(sweep.rules.items())
                if record.failures and CATALOGUE.by_id(rule_id).applies_to(adapter.generation, version)]
@@ -60,9 +65,9 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
             # Shrinking would restart the implementation (or wait out its time limit) per try.
             smallest, details, how = scenario, list(found), f"not shrunk (the implementation {fault})"
         else:
-            smallest = shrink(scenario, _breaks(rule_id, adapter),
+            smallest = shrink(scenario, _breaks(rule_id, adapter, excused),
                               deadline=start + rule_timeout * 3 / 4)
-            checked = check(smallest, adapter)
+            checked = check(smallest, adapter, excused=excused)
             details = list(checked.differences) if checked is not None else ["(no longer reproduces)"]
             how = "shrunk"
         reports.append(f"{rule_id}: generated scenario #{number} of chunk {chunk}, {how}:\n"
@@ -81,4 +86,8 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
         record_property("snippet", f"# no snippet: {type(exc).__name__}: {exc}")
     if sweep.stopped:
         reports.append(f"chunk {chunk} {sweep.stopped}")
+    if sweep.excused:
+        reports.append(f"chunk {chunk}: {sweep.excused} of {sweep.examples} scenarios showed an "
+                       f"excused divergence ({sweep.cut_short} of them cut short by it); the "
+                       "rest of each was still compared")
     pytest.fail("\n\n".join(reports), pytrace=False)

@@ -9,7 +9,7 @@ few steps where the designs differ (:mod:`spec.model.stack`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 
 from spec.texts import default_release
@@ -91,6 +91,9 @@ class Engine:
         self.origin: Origin = Origin("top")
         self.depth = 0
         self._serial = itertools.count(1)
+        #: Overloaded types to use, by the number of handler runs before the dispatch, in
+        #: place of the ones the rules give (see :func:`predict`).
+        self.forced: Mapping[int, tuple[str, ...]] = {}
 
     # -- driving a scenario ------------------------------------------------
 
@@ -341,6 +344,8 @@ class Engine:
                   seen: KwargsSeen = ANY_DICT) -> SymValue:
         """``seen``: the keywords a Python-path handler sees (any dict unless given)."""
         overloaded, collect_rules = self.collect(relevant, python, len(relevant) if python else len(args))
+        if self.forced:
+            overloaded = self._forced(overloaded, relevant)
         mode = self.active_mode()
         if python and not any(self._has_tf(x) for x in relevant):
             self._note("no argument has a handler and no mode is current: the function runs",
@@ -384,6 +389,22 @@ class Engine:
         finally:
             for _ in deferred:
                 self.warn_plain_method(False)
+
+    def _forced(self, overloaded: list[SymTensor], relevant: list[SymValue]) -> list[SymTensor]:
+        """The overloaded arguments :attr:`forced` gives this dispatch (else ``overloaded``)."""
+        runs = sum(isinstance(e, HandlerRun) for e in self.events)
+        forced = self.forced.get(runs)
+        if forced is None or forced == tuple(a.cls for a in overloaded):
+            return overloaded
+        pool = [v for v in _flat(relevant) if isinstance(v, SymTensor)]
+        out: list[SymTensor] = []
+        for name in forced:
+            match = next((v for v in pool if v.cls == name), None)
+            if match is None or self.world.effective(name).kind in ("disabled", "none"):
+                raise Unspecified(f"the implementation overloads on {name}, which the rules "
+                                  "give no handler to run")
+            out.append(match)
+        return out
 
     def no_implementation(self, func: str, types: tuple[str, ...], python: bool) -> Message:
         return msg.no_implementation(self.texts, func, types, self._label(self.current), python=python)
@@ -695,12 +716,23 @@ def _flat(values: list[SymValue]) -> list[SymValue]:
     return [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
 
 
-def predict(scenario: Scenario, version: str | None = None, release: str | None = None) -> Trace:
+def predict(scenario: Scenario, version: str | None = None, release: str | None = None,
+            forced: Mapping[int, tuple[str, ...]] | None = None) -> Trace:
     """The trace the rules predict for ``scenario``: ``version`` is the stack generation's
     (default 2.x), ``release`` the key of the release whose texts to predict (default: the
-    PR's for 2022, 1.13's or the latest measured 2.x release's for the stack generation)."""
-    if scenario.generation == "2022":
-        return Engine(scenario, release).run()
-    from .stack import StackEngine
+    PR's for 2022, 1.13's or the latest measured 2.x release's for the stack generation).
 
-    return StackEngine(scenario, "1.13" if version == "1.13" else "2.x", release).run()
+    ``forced`` predicts what follows from a known divergence: the dispatch whose first handler
+    run is the ``k``-th of the trace overloads on the arguments of the types ``forced[k]``
+    instead of those the rules collect (raising :class:`Unspecified` when no rule says what
+    such an argument does).
+    """
+    engine: Engine
+    if scenario.generation == "2022":
+        engine = Engine(scenario, release)
+    else:
+        from .stack import StackEngine
+
+        engine = StackEngine(scenario, "1.13" if version == "1.13" else "2.x", release)
+    engine.forced = dict(forced or {})
+    return engine.run()

@@ -1,0 +1,124 @@
+"""Expected failures excuse exactly what they name: the rest of the trace is still compared.
+
+An expected failure (``--expected-failures``) names a rule. When the first divergence of a
+scenario is attributed to excused rules only, the divergence is *absorbed* — the predicted
+field (of a handler run), event or outcome takes the observed value — and the comparison goes
+on with the rest of the trace. The first divergence that is not excused fails its rules
+alongside the excused ones, so a test that shows both is a failure. A divergence that changes
+the shape of the trace (an event missing or one too many) cannot be absorbed: what follows it
+is the consequence of a behaviour the spec does not describe, and is left unjudged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, replace
+
+from spec.model.scenario import Scenario
+from spec.model.trace import HandlerRun, Trace
+
+from .attribution import attribute
+from .compare import Naming, align, differences, event_matches
+
+_FIELDS = ("who", "role", "types", "func", "kwargs", "current", "bound")
+#: A trace has a few dozen events at most; each round absorbs one field, event or outcome.
+_MAX_ROUNDS = 200
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Where a scenario's observation departs from its prediction, excusals applied.
+
+    ``failed``: the rules of the first divergence that is not excused (empty: none);
+    ``excused``: the excused rules that the divergences before it broke; ``cut_short``: an
+    excused divergence changed the shape of the trace, so what follows it was not compared.
+    """
+
+    failed: tuple[str, ...]
+    excused: tuple[str, ...]
+    cut_short: bool = False
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """Every rule the scenario counts against, excused ones first."""
+        return tuple(dict.fromkeys((*self.excused, *self.failed)))
+
+
+#: Predicts the scenario again with the given overloaded types forced (spec.model.predict's
+#: ``forced``); ``None`` when the rules do not say what follows.
+Repredict = Callable[[Mapping[int, tuple[str, ...]]], "Trace | None"]
+
+
+def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
+          excused: Collection[str] = (), repredict: Repredict | None = None) -> Judged:
+    """Attribute every divergence up to the first one that ``excused`` does not cover.
+
+    An excused divergence in the ``types`` a handler sees means the implementation overloads
+    on other arguments than the rules say; with ``repredict`` the model predicts what follows
+    from the observed ones (who runs after a ``NotImplemented``, and the outcome), so only
+    what the excused rule does not explain is compared.
+    """
+    found: list[str] = []
+    forced: dict[int, tuple[str, ...]] = {}
+    current = expected
+    for _ in range(_MAX_ROUNDS):
+        rules = attribute(scenario, current, observed, naming)
+        if not rules:
+            return Judged((), tuple(dict.fromkeys(found)))
+        if not excused or not set(rules) <= set(excused):
+            return Judged(rules, tuple(dict.fromkeys(found)))
+        found += rules
+        runs, types = _types_divergence(current, observed, naming)
+        if repredict is not None and types is not None and forced.get(runs) != types:
+            forced[runs] = types
+            following = repredict(forced)
+        else:
+            following = absorb(current, observed, naming)
+        if following is None:
+            return Judged((), tuple(dict.fromkeys(found)), cut_short=True)
+        current = following
+    return Judged((), tuple(dict.fromkeys(found)), cut_short=True)
+
+
+def _types_divergence(expected: Trace, observed: Trace,
+                      naming: Naming) -> tuple[int, tuple[str, ...] | None]:
+    """When the first divergence is in a handler run's ``types`` (its earlier fields agreeing):
+    how many handler runs precede it, and the observed types; else ``(0, None)``."""
+    expected = align(expected, observed, naming)
+    for i, (exp, obs) in enumerate(zip(expected.events, observed.events, strict=False)):
+        if event_matches(exp, obs, naming):
+            continue
+        if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun) and next(
+                f for f in _FIELDS if not event_matches(exp, obs, naming, only=f)) == "types":
+            return sum(isinstance(e, HandlerRun) for e in observed.events[:i]), obs.types
+        break
+    return 0, None
+
+
+def absorb(expected: Trace, observed: Trace, naming: Naming) -> Trace | None:
+    """``expected`` with its first divergence from ``observed`` replaced by what was observed:
+    one field of a handler run, one event of the same kind, or the outcome or final mode.
+    ``None`` when the divergence is in the trace's shape (an event missing or added)."""
+    expected = align(expected, observed, naming)
+    events = list(expected.events)
+    for i, exp in enumerate(events):
+        obs = observed.events[i] if i < len(observed.events) else None
+        if obs is not None and event_matches(exp, obs, naming):
+            continue
+        if obs is None or type(obs) is not type(exp):
+            return None
+        name = None
+        if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
+            name = next((f for f in _FIELDS if not event_matches(exp, obs, naming, only=f)), None)
+        events[i] = replace(exp, **{name: getattr(obs, name)}) if name else replace(obs, rules=exp.rules)
+        return replace(expected, events=tuple(events))
+    if len(observed.events) > len(events):
+        return None
+    outcomes = Trace((), expected.outcome, None), Trace((), observed.outcome, None)
+    if differences(*outcomes, naming):
+        if type(expected.outcome) is not type(observed.outcome):
+            return None
+        return replace(expected, outcome=replace(observed.outcome, rules=expected.outcome.rules))
+    if expected.after != observed.after:
+        return replace(expected, after=observed.after)
+    return None

@@ -1,0 +1,124 @@
+"""Expected failures excuse exactly what they name; nothing else in the trace or the sweep hides.
+
+The implementation here has two bugs at once: NEP-18 insertion inverted (superclasses first,
+which a mode sees in ``types``) and native handlers always given a ``kwargs`` dict. In one
+handler run both show: ``types`` in the wrong order and ``kwargs == {}`` where ``None`` is due.
+Declaring the first bug an expected failure must not hide the second, in one trace or across
+the generated sweep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conformance.adapter import NamespaceAdapter
+from conformance.check import check
+from conformance.sweep import run_sweep
+from spec.model.codec import scenario_from_dict
+from tests.mutants._build import build
+from tests.mutants.kwargs_empty_dict import MUTATIONS as KWARGS_DICT
+from tests.mutants.superclass_first import MUTATIONS as SUPERCLASS_FIRST
+
+pytest_plugins = ("pytester",)
+
+PAIR = NamespaceAdapter(build("tfmode_excusal_pair", (*SUPERCLASS_FIRST, *KWARGS_DICT)))
+ORDERING = build("tfmode_excusal_order", SUPERCLASS_FIRST)
+#: A declining mode sees add(a, sub_a): types (SubA, A) and kwargs None are due.
+BOTH_IN_ONE_RUN = scenario_from_dict({
+    "classes": [{"name": "A", "behaviour": "notimpl"},
+                {"name": "SubA", "parent": "A", "behaviour": {"return": 1}}],
+    "modes": [{"name": "M", "behaviour": "notimpl"}],
+    "setup": [{"push": "M"}],
+    "call": {"func": "add", "args": ["A", "SubA"]},
+})
+
+
+def ordering_rules() -> tuple[str, ...]:
+    """The rules the wrong order alone is attributed to (on the single-bug implementation)."""
+    checked = check(BOTH_IN_ONE_RUN, NamespaceAdapter(ORDERING))
+    assert checked is not None and checked.rules, "the ordering bug must show in the scenario"
+    assert set(checked.rules) <= {"TFM_ORDER_003", "TFM_ORDER_004", "TFM_ORDER_005"}
+    return checked.rules
+
+
+def test_without_excusal_the_first_divergence_is_reported() -> None:
+    checked = check(BOTH_IN_ONE_RUN, PAIR)
+    assert checked is not None
+    assert checked.rules == ordering_rules()
+    assert checked.excused == ()
+
+
+def test_an_excused_field_does_not_hide_the_next_one() -> None:
+    excused = ordering_rules()
+    checked = check(BOTH_IN_ONE_RUN, PAIR, excused=excused)
+    assert checked is not None
+    assert checked.excused == excused
+    assert "TFM_ARGS_003" in checked.rules, checked.differences
+    assert not set(checked.rules) <= set(excused)  # so the test showing both is a failure
+    assert not checked.cut_short
+
+
+def test_an_excused_divergence_alone_is_only_excused() -> None:
+    excused = ordering_rules()
+    checked = check(BOTH_IN_ONE_RUN, NamespaceAdapter(ORDERING), excused=excused)
+    assert checked is not None and checked.rules == excused and checked.excused == excused
+
+
+def test_what_follows_an_excused_types_divergence_is_predicted_from_it() -> None:
+    # The declining mode is followed by the arguments in the order the implementation
+    # collected them: A (declines) before SubA (returns 1). The model predicts that from
+    # the observed types, so the excused bug explains the whole trace and nothing is cut.
+    excused = ordering_rules()
+    checked = check(BOTH_IN_ONE_RUN, NamespaceAdapter(ORDERING), excused=excused)
+    assert checked is not None and not checked.cut_short
+    assert checked.observed.events[-2].who == "SubA"  # type: ignore[union-attr]
+
+
+def test_the_sweep_goes_on_past_an_excused_divergence() -> None:
+    # Excuse every rule the ordering bug alone breaks in the same scenarios.
+    alone = run_sweep(NamespaceAdapter(ORDERING), "2022", 150, chunk=0)
+    excused = frozenset(r for r, record in alone.rules.items() if record.failures)
+    assert excused and "TFM_ARGS_003" not in excused
+    sweep = run_sweep(PAIR, "2022", 150, keep=150, chunk=0, excused=excused)
+    assert sweep.examples == 150 and not sweep.errors and not sweep.stopped
+    assert sweep.excused > 0, "some scenario must show the excused bug"
+    first_excused = min(f[0] for r in excused if r in sweep.rules for f in sweep.rules[r].failures)
+    kwargs_failures = [f[0] for f in sweep.rules["TFM_ARGS_003"].failures]
+    assert kwargs_failures, "the bug no expected failure names must be found"
+    assert max(kwargs_failures) > first_excused, "scenarios after the excused one were checked"
+
+
+TOY = '''
+import json
+import pytest
+from conformance.check import check
+from tests.test_excusal import BOTH_IN_ONE_RUN, PAIR
+
+
+@pytest.mark.rule("TFM_ORDER_003", "TFM_ORDER_004", "TFM_ARGS_003")
+def test_both_in_one_trace(excused, record_property):
+    checked = check(BOTH_IN_ONE_RUN, PAIR, excused=excused)
+    record_property("failed_rules", ",".join(checked.rules))
+    assert not checked.differences, checked.differences
+'''
+
+
+def test_an_unexpected_failure_beside_an_expected_one_fails_the_run(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester.makepyfile(test_toy=TOY)
+    entries = "".join(f'[{r}]\nreason = "superclasses first"\n' for r in ordering_rules())
+    pytester.makefile(".toml", expected=entries)
+    root = str(Path(__file__).resolve().parent.parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    result = pytester.runpytest_subprocess("-p", "conformance.plugin", "-p", "no:cacheprovider",
+                                           "--impl", "reference_impl", "--expected-failures",
+                                           "expected.toml", timeout=300)
+    result.assert_outcomes(failed=1)
+    cert = json.loads((pytester.path / "reports" / "certificate.json").read_text())
+    assert cert["rules"]["TFM_ARGS_003"]["verdict"] == "fail"
+    for rule in ordering_rules():
+        assert cert["rules"][rule]["verdict"] == "expected_failure"
