@@ -142,8 +142,10 @@ def _event_text(event: Event | None, names: tuple[str, ...]) -> str:
         return "nothing"
     if isinstance(event, HandlerRun):
         event = dataclasses.replace(event, rules=(), why=())
-        if FUNCS[event.func].path == "python" and event.kwargs is not None:
-            # The Python path's keywords are whatever the function passes on (TFM_ARGS_004).
+        info = FUNCS.get(event.func)
+        if info is not None and info.path == "python" and event.kwargs is not None:
+            # The Python path's keywords are whatever the function passes on (TFM_ARGS_004);
+            # a scenario's own function passes on exactly its keyword parameters.
             event = dataclasses.replace(event, kwargs=ANY_DICT)
     return _canon(repr(event), names)
 

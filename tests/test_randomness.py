@@ -50,9 +50,9 @@ def draws(monkeypatch: pytest.MonkeyPatch, seed: object) -> list[list[str]]:
     adapter = load_adapter("reference_impl")
     chunks: list[list[str]] = []
 
-    def recording(scenario: Scenario, impl: Adapter) -> Checked | None:
+    def recording(scenario: Scenario, impl: Adapter, **options: Any) -> Checked | None:
         chunks[-1].append(json.dumps(scenario_to_dict(scenario), sort_keys=True))
-        return check(scenario, impl)
+        return check(scenario, impl, **options)
 
     monkeypatch.setattr(sweep_module, "check", recording)
     for chunk in range(CHUNKS):
