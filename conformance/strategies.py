@@ -149,7 +149,7 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022",
     step = _steps(generation, mode_names, tensor_classes, "disable-subclass" in features)
     setup = tuple(draw(step) for _ in range(length))
     functions: tuple[PyFuncDecl, ...] = ()
-    if draw(_BOOLEANS):  # as often as a function of the vocabulary: a function of its own
+    if draw(_ONE_IN_TEN) < 4:  # about as often as a function of the vocabulary: one of its own
         function, call = draw(defined_calls(class_names))
         functions = (function,)
     else:
@@ -162,9 +162,11 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022",
 @functools.cache
 def _steps(generation: Generation, modes: tuple[str, ...], classes: tuple[str, ...],
            disable_subclass: bool = True) -> st.SearchStrategy[Step]:
+    # Installing a mode comes first: hypothesis draws the first option more often than the rest.
     options: list[st.SearchStrategy[Step]] = []
-    if generation == "stack" and disable_subclass:
-        options.append(st.builds(Disable, st.just(True)))
+    if modes and generation == "stack":
+        options += [st.builds(Enter, st.sampled_from(modes))] * 6
+        options.append(st.builds(Construct, st.sampled_from(modes)))
     if modes and generation == "2022":
         options += [st.builds(Push, st.sampled_from(modes))] * 6
         specials = ("@object", "@nohandler", *(f"@class:{m}" for m in modes))
@@ -179,9 +181,8 @@ def _steps(generation: Generation, modes: tuple[str, ...], classes: tuple[str, .
         options.append(st.builds(SetRaw, st.sampled_from((*modes, *classes, None))))
         options.append(st.builds(Construct, st.sampled_from(modes)))
     options.append(st.builds(Disable, st.just(False)))
-    if modes and generation == "stack":
-        options += [st.builds(Enter, st.sampled_from(modes))] * 6
-        options.append(st.builds(Construct, st.sampled_from(modes)))
+    if generation == "stack" and disable_subclass:
+        options.append(st.builds(Disable, st.just(True)))
     return st.one_of(options)
 
 
@@ -253,11 +254,20 @@ def _calls(draw: st.DrawFn, classes: tuple[str, ...], tensor_classes: tuple[str,
     return Call(func, items)
 
 
-_PARAM_COUNTS = st.sampled_from((2, 3, 1))
+_PARAM_COUNTS = st.sampled_from((2, 3, 3, 1))
+_PARAM_KINDS = st.sampled_from(("tensor", "tensor", "list", "tensor", "constant", "mixed list",
+                                "tensor"))
 _KEYWORDS = st.sampled_from((0, 0, 1, 2))
-_WHOLE_OR_SPREAD = st.sampled_from(("spread", "spread", "whole", "left out"))
-_IN_OR_OUT = st.sampled_from(("in", "in", "in", "left out"))
+_WHOLE_OR_SPREAD = st.sampled_from(("spread", "spread", "spread", "whole", "left out"))
+_IN_OR_OUT = st.sampled_from(("in", "in", "in", "in", "in", "left out"))
 _SEQUENCE_OR_VARIADIC: st.SearchStrategy[Probe] = st.sampled_from(("sequence", "variadic"))
+
+
+@functools.cache
+def _rotated(classes: tuple[str, ...], start: int) -> st.SearchStrategy[TensorArg]:
+    """A tensor-like argument whose most likely class differs from one parameter to the next."""
+    turned = classes[start % len(classes):] + classes[:start % len(classes)] if classes else ()
+    return st.sampled_from((*turned, None, *turned)).map(TensorArg)
 
 
 @functools.cache
@@ -274,15 +284,16 @@ def _defined_calls(draw: st.DrawFn, classes: tuple[str, ...]) -> tuple[PyFuncDec
     args: list[Arg] = []
     relevant: list[str] = []
     for name in PARAMS[:params]:
-        kind = draw(_ONE_IN_TEN)
-        if kind < 3:  # a list of tensor-likes and constants
-            items = tuple(draw(st.lists(parts.anything, max_size=3)))
+        kind = draw(_PARAM_KINDS)
+        if kind in ("list", "mixed list"):
+            one = _rotated(classes, len(args)) if kind == "list" else parts.anything
+            items = tuple(draw(st.lists(one, min_size=kind == "list", max_size=3)))
             args.append(ListArg(items))
             how = draw(_WHOLE_OR_SPREAD)
             if how != "left out":
                 relevant.append(f"*{name}" if how == "spread" else name)
             continue
-        args.append(draw(parts.anything) if kind < 5 else draw(parts.tensor))
+        args.append(draw(_CONSTS) if kind == "constant" else draw(_rotated(classes, len(args))))
         if draw(_IN_OR_OUT) == "in":
             relevant.append(name)
     probe: Probe = draw(_SEQUENCE_OR_VARIADIC)
