@@ -61,8 +61,8 @@ def generated(generation: Generation, profile: str = "certify") -> list[Scenario
     def record(scenario: Scenario, *_: Any, **__: Any) -> None:
         drawn.append(scenario)
 
-    original, previous = getattr(sweep_module, "check"), getattr(settings, "_current_profile", None)
-    setattr(sweep_module, "check", record)
+    original, previous = sweep_module.check, getattr(settings, "_current_profile", None)
+    sweep_module.check = record
     settings.load_profile(profile)
     try:
         per_chunk = -(-settings().max_examples // CHUNKS)
@@ -70,7 +70,7 @@ def generated(generation: Generation, profile: str = "certify") -> list[Scenario
             sweep_module.run_sweep(_Recorder(generation), generation,  # type: ignore[arg-type]
                                    per_chunk, chunk=chunk)
     finally:
-        setattr(sweep_module, "check", original)
+        sweep_module.check = original
         settings.load_profile(previous or "default")
     return drawn
 
