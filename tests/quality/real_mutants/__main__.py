@@ -31,6 +31,8 @@ def _variant_set(target: str) -> VariantSet:
 def _line(result: Result) -> None:
     rules = " ".join(result.failed_rules) or "-"
     extra = f"  [{result.problem}]" if result.problem else ""
+    if result.masked_rules:
+        extra += f"  [more tests fail under expected failures: {' '.join(result.masked_rules)}]"
     print(f"{result.name:34} {result.status:9} {result.seconds:7.1f}s  {rules}{extra}", flush=True)
 
 

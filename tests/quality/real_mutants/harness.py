@@ -13,6 +13,10 @@ suite's sandbox child inherits it), and :func:`classify` reads the certificate:
 * ``broken``: no certificate, an incomplete run, or a crash of the command itself. A broken
   run is never counted as killed.
 
+A variant that makes more tests fail under a rule the expected failures already cover is not
+killed (the rule's verdict is still ``expected_failure``), but the result lists such rules as
+``masked_rules``: their failing tests differ from the control's.
+
 Nothing is written into the installed package: the edit lives in the importing process only.
 """
 
@@ -93,6 +97,7 @@ class Result:
     seconds: float
     equivalent_under: Equivalence | None
     problem: str | None = None
+    masked_rules: list[str] = field(default_factory=list)
     run: SuiteRun | None = field(default=None, repr=False, compare=False)
 
     def as_json(self) -> dict[str, Any]:
@@ -100,6 +105,7 @@ class Result:
         return {"name": self.name, "description": self.description, "status": self.status,
                 "failed_rules": self.failed_rules,
                 "stale_expected_failures": self.stale_expected_failures,
+                "masked_rules": self.masked_rules,
                 "seconds": round(self.seconds, 1),
                 "equivalent_under": None if eq is None else {"rule": eq.rule, "reason": eq.reason},
                 "problem": self.problem}
@@ -166,9 +172,23 @@ def classify(run: SuiteRun) -> tuple[Status, list[str], list[str], str | None]:
     return ("killed" if failed or stale else "survived"), failed, stale, None
 
 
+def _expected_failures(run: SuiteRun | None) -> dict[str, set[str]]:
+    rules = (run.certificate or {}).get("rules", {}) if run is not None else {}
+    return {rule_id: {f["test"] for f in entry.get("failures", [])}
+            for rule_id, entry in rules.items() if entry["verdict"] == "expected_failure"}
+
+
+def masked(run: SuiteRun, control: SuiteRun | None) -> list[str]:
+    """Rules still expected failures in ``run`` whose failing tests the control did not fail."""
+    before = _expected_failures(control)
+    return sorted(rule_id for rule_id, tests in _expected_failures(run).items()
+                  if tests - before.get(rule_id, set()))
+
+
 def certify(vset: VariantSet, variant: Variant, workdir: Path,
-            env_extra: dict[str, str] | None = None) -> Result:
-    """Write the variant's module under ``workdir`` and certify it in a subprocess."""
+            env_extra: dict[str, str] | None = None, control: SuiteRun | None = None) -> Result:
+    """Write the variant's module under ``workdir`` and certify it in a subprocess; ``control``
+    (the control's run) tells which expected failures are new (``masked_rules``)."""
     modules = workdir / "modules"
     impl = write_module(modules, vset, variant)
     extra = [option.replace("{repo}", str(REPO)) for option in vset.options]
@@ -177,7 +197,7 @@ def certify(vset: VariantSet, variant: Variant, workdir: Path,
                     seed=vset.seed, profile=vset.profile)
     status, failed, stale, problem = classify(run)
     return Result(variant.name, variant.description, status, failed, stale, run.seconds,
-                  variant.equivalent_under, problem, run)
+                  variant.equivalent_under, problem, masked(run, control), run)
 
 
 def certify_all(vset: VariantSet, variants: Sequence[Variant], workdir: Path,
@@ -189,6 +209,6 @@ def certify_all(vset: VariantSet, variants: Sequence[Variant], workdir: Path,
     report(control)
     results = []
     for variant in variants:
-        results.append(certify(vset, variant, workdir))
+        results.append(certify(vset, variant, workdir, control=control.run))
         report(results[-1])
     return control, results

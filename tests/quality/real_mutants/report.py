@@ -52,6 +52,9 @@ def _verdict(entry: dict[str, Any]) -> str:
         text += f": {_cell(entry['problem'])}"
     if entry.get("stale_expected_failures"):
         text += f" (stale expected failures: {', '.join(entry['stale_expected_failures'])})"
+    if entry.get("masked_rules"):
+        text += (" (more tests fail under the expected failures of "
+                 f"{' '.join(f':rule:`{r}`' for r in entry['masked_rules'])})")
     eq = entry.get("equivalent_under")
     if eq:
         text += f" (believed equivalent under :rule:`{eq['rule']}`: {_cell(eq['reason'])})"

@@ -9,7 +9,7 @@ Each edit is a plausible slip in the Python half of dispatch that changes what h
 
 from __future__ import annotations
 
-from .harness import Variant, VariantSet
+from .harness import Equivalence, Variant, VariantSet
 
 RELEASE = "2.13.0"
 
@@ -76,6 +76,13 @@ _HTF = (
         "the plain-method warning is a UserWarning instead of a DeprecationWarning",
         "                DeprecationWarning,\n                stacklevel=2,\n",
         "                UserWarning,\n                stacklevel=2,\n"),
+    Variant(
+        "htf_plain_method_warning_elsewhere",
+        "the plain-method DeprecationWarning is attributed to the caller's caller's line",
+        "                DeprecationWarning,\n                stacklevel=2,\n",
+        "                DeprecationWarning,\n                stacklevel=3,\n",
+        Equivalence("TFM_SELF_003", "the rule fixes the warning's category and text on every "
+                                    "call, not the line it is attributed to")),
     Variant(
         "htf_classmethod_warns",
         "the plain-method warning is given for classmethod handlers too",
