@@ -44,9 +44,13 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def runs(workdir: Path) -> Iterator[dict[str, Result]]:
     marker = _marker_variant(workdir / "marker.txt")
-    results = {v.name: harness.certify(VSET, v, workdir)
-               for v in [VSET.control, *VSET.variants, marker]}
-    yield results
+    installed = harness.locate(VSET.target)
+    before = installed.read_bytes()
+    control = harness.certify(VSET, VSET.control, workdir)
+    results = {v.name: harness.certify(VSET, v, workdir, control=control.run)
+               for v in [*VSET.variants, marker]}
+    assert installed.read_bytes() == before, "a variant run changed the installed file"
+    yield {"control": control, **results}
 
 
 def test_the_control_is_certified_clean(runs: dict[str, Result]) -> None:
@@ -122,6 +126,20 @@ def test_a_broken_run_is_never_killed() -> None:
     assert harness.classify(_run(_certificate({"A": "fail"})))[:2] == ("killed", ["A"])
     assert harness.classify(_run(_certificate({"A": "pass"}, stale=("B",))))[0] == "killed"
     assert harness.classify(_run(_certificate({"A": "pass"}), returncode=0))[0] == "survived"
+
+
+def test_new_failures_under_an_expected_failure_are_reported() -> None:
+    def run(tests: list[str]) -> SuiteRun:
+        failures = [{"test": t} for t in tests]
+        rules = {"X": {"verdict": "expected_failure", "failures": failures},
+                 "Y": {"verdict": "pass"}}
+        return _run({**_certificate({}), "rules": rules}, returncode=0)
+
+    control = run(["t1"])
+    assert harness.masked(run(["t1"]), control) == []
+    assert harness.masked(run(["t1", "t2"]), control) == ["X"]
+    assert harness.masked(run(["t2"]), None) == []
+    assert harness.classify(run(["t1", "t2"]))[0] == "survived"
 
 
 def test_the_torch_variants_are_well_formed() -> None:

@@ -179,7 +179,10 @@ def _expected_failures(run: SuiteRun | None) -> dict[str, set[str]]:
 
 
 def masked(run: SuiteRun, control: SuiteRun | None) -> list[str]:
-    """Rules still expected failures in ``run`` whose failing tests the control did not fail."""
+    """Rules still expected failures in ``run`` whose failing tests the control did not fail
+    ([] without a control: the control's own run is the baseline)."""
+    if control is None:
+        return []
     before = _expected_failures(control)
     return sorted(rule_id for rule_id, tests in _expected_failures(run).items()
                   if tests - before.get(rule_id, set()))
