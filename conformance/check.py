@@ -13,7 +13,7 @@ from . import noise
 from .adapter import Adapter, release_of
 from .attribution import attribute, leak_rules
 from .compare import Naming, differences
-from .excusal import Judged, judge
+from .excusal import Excusals, Judged, judge
 from .isolation import ScenarioTimeout, time_limit
 from .runner import execute
 from .sandbox import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
@@ -83,11 +83,12 @@ def observe(scenario: Scenario, target: Target,
 
 
 def check(scenario: Scenario, adapter: Target, seconds: float | None = None,
-          excused: Collection[str] = ()) -> Checked | None:
+          excused: Excusals | Collection[str] = ()) -> Checked | None:
     """``None`` when no rule specifies what the scenario does (the model bounds it).
 
-    ``excused``: the rules of the expected failures; a divergence attributed to them alone is
-    absorbed and the rest of the trace still compared (:mod:`conformance.excusal`).
+    ``excused``: the expected failures (rule IDs, or :class:`~conformance.excusal.Excusals`
+    scoped to functions); a divergence they cover is absorbed and the rest of the trace still
+    compared (:mod:`conformance.excusal`).
     """
     try:
         expected = predict(scenario, getattr(adapter, "stack_version", None), release_of(adapter))

@@ -44,13 +44,33 @@ class Judged:
         return tuple(dict.fromkeys((*self.excused, *self.failed)))
 
 
+class Excusals:
+    """The expected failures as excusals: rule ID -> the functions it is scoped to (empty:
+    any). A divergence is excused when every rule it is attributed to is, in the function
+    whose dispatch shows it."""
+
+    def __init__(self, scopes: Mapping[str, Collection[str]] | Collection[str] = ()) -> None:
+        if isinstance(scopes, Mapping):
+            self.scopes = {rule: frozenset(funcs) for rule, funcs in scopes.items()}
+        else:
+            self.scopes = {rule: frozenset() for rule in scopes}
+
+    def __bool__(self) -> bool:
+        return bool(self.scopes)
+
+    def covers(self, rules: Collection[str], func: str | None) -> bool:
+        return bool(rules) and all(
+            rule in self.scopes and (not self.scopes[rule] or func in self.scopes[rule])
+            for rule in rules)
+
+
 #: Predicts the scenario again with the given overloaded types forced (spec.model.predict's
 #: ``forced``); ``None`` when the rules do not say what follows.
 Repredict = Callable[[Mapping[int, tuple[str, ...]]], "Trace | None"]
 
 
 def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
-          excused: Collection[str] = (), repredict: Repredict | None = None) -> Judged:
+          excused: Excusals | Collection[str] = (), repredict: Repredict | None = None) -> Judged:
     """Attribute every divergence up to the first one that ``excused`` does not cover.
 
     An excused divergence in the ``types`` a handler sees means the implementation overloads
@@ -58,6 +78,7 @@ def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
     from the observed ones (who runs after a ``NotImplemented``, and the outcome), so only
     what the excused rule does not explain is compared.
     """
+    excusals = excused if isinstance(excused, Excusals) else Excusals(excused)
     found: list[str] = []
     forced: dict[int, tuple[str, ...]] = {}
     current = expected
@@ -65,7 +86,7 @@ def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
         rules = attribute(scenario, current, observed, naming)
         if not rules:
             return Judged((), tuple(dict.fromkeys(found)))
-        if not excused or not set(rules) <= set(excused):
+        if not excusals.covers(rules, _divergent_func(scenario, current, observed, naming)):
             return Judged(rules, tuple(dict.fromkeys(found)))
         found += rules
         runs, types = _types_divergence(current, observed, naming)
@@ -78,6 +99,23 @@ def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
             return Judged((), tuple(dict.fromkeys(found)), cut_short=True)
         current = following
     return Judged((), tuple(dict.fromkeys(found)), cut_short=True)
+
+
+def _divergent_func(scenario: Scenario, expected: Trace, observed: Trace,
+                    naming: Naming) -> str | None:
+    """The function whose dispatch shows the first divergence: that of the first differing
+    handler run, else the scenario's call."""
+    expected = align(expected, observed, naming)
+    for i in range(max(len(expected.events), len(observed.events))):
+        exp = expected.events[i] if i < len(expected.events) else None
+        obs = observed.events[i] if i < len(observed.events) else None
+        if exp is not None and obs is not None and event_matches(exp, obs, naming):
+            continue
+        for event in (exp, obs):
+            if isinstance(event, HandlerRun):
+                return event.func
+        break
+    return scenario.call.func if scenario.call is not None else None
 
 
 def _types_divergence(expected: Trace, observed: Trace,

@@ -6,15 +6,19 @@ import sys
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
+from spec.model.functions import FUNCS
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # Python 3.10
     import tomli as tomllib
 
-__all__ = ["ExpectationsError", "load_expectations", "parse_expectations", "stale_entries"]
+__all__ = ["ExpectationsError", "load_expectations", "load_scopes", "parse_expectations",
+           "parse_scopes", "stale_entries"]
 
-#: The keys of an entry: the reason (required) and a reproduction (optional, for readers).
-_KEYS = ("reason", "snippet")
+#: The keys of an entry: the reason (required), a reproduction (optional, for readers), and the
+#: functions whose dispatch the divergence is seen in (optional; without it, any function).
+_KEYS = ("reason", "snippet", "functions")
 #: Verdicts under which an expected-failure entry is in use (see :mod:`conformance.report`).
 _FAILING = ("fail", "expected_failure")
 
@@ -54,19 +58,43 @@ def parse_expectations(text: str, known: Collection[str], where: str = "<text>")
             raise ExpectationsError(f"{where}: [{rule_id}] has no reason")
         if not isinstance(reason, str) or not reason.strip():
             raise ExpectationsError(f"{where}: [{rule_id}] reason must be a non-empty string")
+        functions = entry.get("functions", [])
+        if not isinstance(functions, list) or not all(f in FUNCS for f in functions):
+            raise ExpectationsError(f"{where}: [{rule_id}] functions must be an array of the "
+                                    f"vocabulary's function names ({', '.join(FUNCS)})")
         out[rule_id] = _one_line(reason)
     return out
 
 
-def load_expectations(path: str | Path, known: Collection[str]) -> dict[str, str]:
-    """Read and check the expected-failures file at ``path``."""
+def parse_scopes(text: str, known: Collection[str], where: str = "<text>") -> dict[str, frozenset[str]]:
+    """``{rule_id: functions}``: where each entry excuses a divergence (empty: anywhere).
+
+    With ``functions``, an entry excuses only a divergence seen in the dispatch of one of
+    those functions (a handler run for it, or the scenario's call of it), so the same rule
+    broken elsewhere still fails.
+    """
+    parse_expectations(text, known, where)
+    data = tomllib.loads(text)
+    return {rule_id: frozenset(entry.get("functions", [])) for rule_id, entry in data.items()}
+
+
+def _read(path: str | Path) -> str:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         problem = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ExpectationsError(f"{path}: cannot read the expected-failures file: "
                                 f"{_one_line(problem)}") from None
-    return parse_expectations(text, known, str(path))
+
+
+def load_expectations(path: str | Path, known: Collection[str]) -> dict[str, str]:
+    """Read and check the expected-failures file at ``path``."""
+    return parse_expectations(_read(path), known, str(path))
+
+
+def load_scopes(path: str | Path, known: Collection[str]) -> dict[str, frozenset[str]]:
+    """The entries' scopes (see :func:`parse_scopes`) of the file at ``path``."""
+    return parse_scopes(_read(path), known, str(path))
 
 
 def stale_entries(expected: Mapping[str, str], verdicts: Mapping[str, str]) -> list[str]:

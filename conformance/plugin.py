@@ -26,7 +26,8 @@ from .adapter import FEATURES, AdapterError
 from .attribution import RESTORE_RULES
 from .certificate import build_certificate, dumps, spec_version
 from .check import Target
-from .expectations import ExpectationsError, load_expectations, stale_entries
+from .excusal import Excusals
+from .expectations import ExpectationsError, load_expectations, load_scopes, stale_entries
 from .observed import Observed, expected_settings, hypothesis_section, read_settings
 from .report import (
     MUST_LEVELS,
@@ -63,6 +64,8 @@ class _State:
     catalogue: Catalogue = field(default_factory=lambda: Catalogue(()))
     certify: bool = False
     expected: dict[str, str] = field(default_factory=dict)
+    #: Where each expected failure excuses a divergence: the functions it is scoped to.
+    scopes: dict[str, frozenset[str]] = field(default_factory=dict)
     expected_path: str | None = None
     reports_dir: Path = Path("reports")
     timeout: float = DEFAULT_TIMEOUT
@@ -199,6 +202,7 @@ def _activate(config: pytest.Config, state: _State, early: bool) -> None:
         state.expected_path = str(path)
         try:
             state.expected = load_expectations(path, state.catalogue.ids())
+            state.scopes = load_scopes(path, state.catalogue.ids())
         except ExpectationsError as exc:
             raise pytest.UsageError(_one_line(exc)) from None
     if state.certify:
@@ -629,10 +633,12 @@ def adapter(request: pytest.FixtureRequest) -> Target:
 
 
 @pytest.fixture(scope="session")
-def excused(request: pytest.FixtureRequest) -> frozenset[str]:
-    """The rules of the expected failures: each excuses exactly the divergences attributed to
-    it, and the rest of the same trace is still compared (conformance.excusal)."""
-    return frozenset(_state(request.config).expected)
+def excused(request: pytest.FixtureRequest) -> Excusals:
+    """The expected failures: each excuses exactly the divergences attributed to its rule (in
+    the functions it is scoped to), and the rest of the same trace is still compared
+    (conformance.excusal)."""
+    state = _state(request.config)
+    return Excusals({r: state.scopes.get(r, frozenset()) for r in state.expected})
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,7 @@ from hypothesis import Phase, core, given, seed, settings
 from spec.model.scenario import Generation, Scenario
 
 from .check import Target, check
+from .excusal import Excusals
 from .strategies import scenarios
 
 
@@ -56,7 +57,7 @@ class _Stop(BaseException):
 
 def run_sweep(adapter: Target, generation: Generation, max_examples: int | None = None,
               keep: int = 3, chunk: int | None = None, deadline: float | None = None,
-              excused: Collection[str] = ()) -> Sweep:
+              excused: Excusals | Collection[str] = ()) -> Sweep:
     """Generate scenarios with the active hypothesis profile (no shrinking) and check each.
 
     ``chunk`` numbers one of several independent sweeps (pytest-xdist spreads them over

@@ -18,6 +18,8 @@ from hypothesis import core
 
 from conformance.adapter import NamespaceAdapter
 from conformance.check import check
+from conformance.excusal import Excusals
+from conformance.expectations import ExpectationsError, parse_scopes
 from conformance.sweep import run_sweep
 from spec.model.codec import scenario_from_dict
 from tests.mutants._build import build
@@ -125,3 +127,21 @@ def test_an_unexpected_failure_beside_an_expected_one_fails_the_run(
     assert cert["rules"]["TFM_ARGS_003"]["verdict"] == "fail"
     for rule in ordering_rules():
         assert cert["rules"][rule]["verdict"] == "expected_failure"
+
+
+def test_a_scoped_entry_excuses_only_in_its_functions() -> None:
+    rules = ordering_rules()
+    ordering = NamespaceAdapter(ORDERING)
+    elsewhere = check(BOTH_IN_ONE_RUN, ordering, excused=Excusals({r: {"mul"} for r in rules}))
+    here = check(BOTH_IN_ONE_RUN, ordering, excused=Excusals({r: {"add"} for r in rules}))
+    assert elsewhere is not None and elsewhere.excused == () and elsewhere.rules == rules
+    assert here is not None and here.excused == rules
+
+
+def test_scopes_are_read_and_checked() -> None:
+    known = {"TFM_TYPES_003", "TFM_ORDER_004"}
+    text = '[TFM_TYPES_003]\nfunctions = ["Tensor.neg"]\nreason = "x"\n[TFM_ORDER_004]\nreason = "y"\n'
+    assert parse_scopes(text, known) == {"TFM_TYPES_003": frozenset({"Tensor.neg"}),
+                                         "TFM_ORDER_004": frozenset()}
+    with pytest.raises(ExpectationsError, match=r"^f.toml: \[TFM_TYPES_003\] functions must be"):
+        parse_scopes('[TFM_TYPES_003]\nfunctions = ["nope"]\nreason = "x"\n', known, "f.toml")

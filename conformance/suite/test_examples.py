@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from conformance.check import Target, check
+from conformance.excusal import Excusals
 from spec.examples import Example, load_examples
 from spec.model import scenario_to_dict
 
@@ -25,7 +26,7 @@ EXAMPLES = [
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
-def test_example(example: Example, adapter: Target, excused: frozenset[str],
+def test_example(example: Example, adapter: Target, excused: Excusals,
                  record_property: Callable[[str, object], None]) -> None:
     if example.version is not None and example.version != adapter.stack_version:
         pytest.skip(reason=f"not applicable: the example shows torch {example.version}, "

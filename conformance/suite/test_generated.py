@@ -17,6 +17,7 @@ import pytest
 from hypothesis import settings
 
 from conformance.check import Target, check
+from conformance.excusal import Excusals
 from conformance.shrink import shrink
 from conformance.sweep import run_sweep
 from spec.catalogue import load_catalogue
@@ -27,7 +28,7 @@ CATALOGUE = load_catalogue()
 CHUNKS = 8
 
 
-def _breaks(rule_id: str, adapter: Target, excused: frozenset[str]) -> Callable[[Scenario], bool]:
+def _breaks(rule_id: str, adapter: Target, excused: Excusals) -> Callable[[Scenario], bool]:
     def holds(scenario: Scenario) -> bool:
         checked = check(scenario, adapter, excused=excused)
         return checked is not None and rule_id in checked.rules
@@ -38,7 +39,7 @@ def _breaks(rule_id: str, adapter: Target, excused: frozenset[str]) -> Callable[
 @pytest.mark.rule(*CATALOGUE.ids())
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_timeout: float,
-                             excused: frozenset[str],
+                             excused: Excusals,
                              record_property: Callable[[str, object], None]) -> None:
     # Half the per-test limit for checking scenarios, a quarter for shrinking what failed:
     # a slow or hanging implementation ends this test with what it found, before the limit
