@@ -45,7 +45,8 @@ class Checked:
     differences: tuple[str, ...]
     leaked: tuple[str, ...]
     fault: str | None = None
-    #: The excused rules the scenario broke (``rules`` holds them too, first); ``cut_short``:
+    #: The rules the scenario broke only where an expected failure excuses them (``rules``
+    #: holds them too, first); ``cut_short``:
     #: an excused divergence changed the trace's shape, so what followed it went unjudged.
     excused: tuple[str, ...] = ()
     cut_short: bool = False
@@ -116,5 +117,6 @@ def check(scenario: Scenario, adapter: Target, seconds: float | None = None,
         diff += tuple(f"state left behind after the scenario: {x}" for x in leaked)
         if not judged.failed:
             rules += tuple(r for r in leak_rules(scenario, expected, observed) if r not in rules)
+    excused_only = tuple(r for r in judged.excused if r not in judged.failed)
     return Checked(scenario, expected, observed, naming, rules, diff, leaked,
-                   excused=judged.excused, cut_short=judged.cut_short)
+                   excused=excused_only, cut_short=judged.cut_short)

@@ -86,6 +86,13 @@ class TestOutcome:
     status: Status = "skipped"
     failed_rules: tuple[str, ...] = ()
     failure: Failure | None = None
+    #: Of ``failed_rules``, those an expected failure excused wherever this test saw them
+    #: (``None``: the test does not tell; an expected rule's failure is then excused).
+    excused_rules: tuple[str, ...] | None = None
+
+    def excused(self, rule_id: str, expected: Mapping[str, str]) -> bool:
+        """Whether this test's failure of ``rule_id`` is one the expected failures excuse."""
+        return rule_id in expected and (self.excused_rules is None or rule_id in self.excused_rules)
 
     def concerns(self) -> tuple[str, ...]:
         """Every rule this outcome says something about: its own, and those it failed."""
@@ -101,14 +108,17 @@ class TestOutcome:
         """The outcome as a worker sends it to the controller (pytest-xdist)."""
         return json.dumps({"nodeid": self.nodeid, "rules": self.rules, "features": self.features,
                            "status": self.status, "failed_rules": self.failed_rules,
+                           "excused_rules": self.excused_rules,
                            "failure": None if self.failure is None else self.failure.as_dict()})
 
     @classmethod
     def from_json(cls, text: str) -> TestOutcome:
         data = json.loads(text)
         failure = None if data["failure"] is None else Failure(**data["failure"])
+        excused = data.get("excused_rules")
         return cls(data["nodeid"], tuple(data["rules"]), tuple(data["features"]), data["status"],
-                   tuple(data["failed_rules"]), failure)
+                   tuple(data["failed_rules"]), failure,
+                   None if excused is None else tuple(excused))
 
 
 @dataclass
@@ -156,7 +166,10 @@ def aggregate(catalogue: Catalogue, generation: str, outcomes: Iterable[TestOutc
         elif texts == "unknown" and "failed" not in statuses:
             verdict = "untested"
         elif "failed" in statuses:
-            verdict = "expected_failure" if rule.id in expected else "fail"
+            # Expected only if every failing test's failure of it was excused where it was seen.
+            excused = all(t.excused(rule.id, expected) for t in tests
+                          if t.status_for(rule.id) == "failed")
+            verdict = "expected_failure" if excused else "fail"
         elif "passed" in statuses:
             verdict = "pass"
         elif statuses and all(s == "not_applicable" for s in statuses):

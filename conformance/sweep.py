@@ -41,6 +41,8 @@ class Sweep:
     #: excused divergence changed the trace's shape (the rest of it went unjudged).
     excused: int = 0
     cut_short: int = 0
+    #: Rules some scenario broke where no expected failure excuses them.
+    unexcused: set[str] = field(default_factory=set)
 
     def record(self, rule_id: str) -> RuleRecord:
         return self.rules.setdefault(rule_id, RuleRecord())
@@ -92,6 +94,7 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
             return
         result.excused += bool(checked.excused)
         result.cut_short += checked.cut_short
+        result.unexcused.update(r for r in checked.rules if r not in checked.excused)
         for rule_id in checked.expected.rules_exercised():
             result.record(rule_id).exercised += 1
         for rule_id in checked.rules:

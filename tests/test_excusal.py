@@ -145,3 +145,36 @@ def test_scopes_are_read_and_checked() -> None:
                                          "TFM_ORDER_004": frozenset()}
     with pytest.raises(ExpectationsError, match=r"^f.toml: \[TFM_TYPES_003\] functions must be"):
         parse_scopes('[TFM_TYPES_003]\nfunctions = ["nope"]\nreason = "x"\n', known, "f.toml")
+
+
+SCOPED_TOY = '''
+import pytest
+
+
+@pytest.mark.rule("TFM_ORDER_003")
+def test_expected_rule_broken_where_not_excused(record_property):
+    record_property("failed_rules", "TFM_ORDER_003")
+    record_property("excused_rules", "")
+    assert False, "TFM_ORDER_003 broken outside the functions its entry names"
+
+
+@pytest.mark.rule("TFM_ORDER_004")
+def test_expected_rule_broken_where_excused(record_property):
+    record_property("failed_rules", "TFM_ORDER_004")
+    record_property("excused_rules", "TFM_ORDER_004")
+    assert False, "TFM_ORDER_004 broken where its entry excuses it"
+'''
+
+
+def test_an_expected_rule_broken_where_its_entry_does_not_excuse_it_fails(
+        pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_toy=SCOPED_TOY)
+    pytester.makefile(".toml", expected='[TFM_ORDER_003]\nfunctions = ["add"]\nreason = "a"\n'
+                                        '[TFM_ORDER_004]\nfunctions = ["add"]\nreason = "b"\n')
+    result = pytester.runpytest_subprocess("-p", "conformance.plugin", "-p", "no:cacheprovider",
+                                           "--impl", "reference_impl", "--expected-failures",
+                                           "expected.toml", timeout=300)
+    result.assert_outcomes(failed=1, xfailed=1)
+    cert = json.loads((pytester.path / "reports" / "certificate.json").read_text())
+    assert cert["rules"]["TFM_ORDER_003"]["verdict"] == "fail"
+    assert cert["rules"]["TFM_ORDER_004"]["verdict"] == "expected_failure"

@@ -40,6 +40,7 @@ def test_example(example: Example, adapter: Target, excused: Excusals,
     concerned = list(checked.rules) or list(example.rules)
     if checked.rules:
         record_property("failed_rules", ",".join(checked.rules))
+        record_property("excused_rules", ",".join(checked.excused))
     record_property("scenario", json.dumps(scenario_to_dict(example.scenario), sort_keys=True))
     try:
         from conformance.snippet import snippet

@@ -78,6 +78,7 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
             record_property("examples", number)
     assert first is not None
     record_property("failed_rules", ",".join(failing))
+    record_property("excused_rules", ",".join(r for r in failing if r not in sweep.unexcused))
     record_property("scenario", json.dumps(scenario_to_dict(first), sort_keys=True))
     try:
         from conformance.snippet import snippet
