@@ -54,6 +54,12 @@ def describe_event(event: Event, scenario: Scenario) -> str:
 def render(scenario: Scenario, trace: Trace) -> str:
     """The explanation ``python -m spec explain`` prints."""
     lines = [f"scenario ({scenario.generation} design){': ' + scenario.title if scenario.title else ''}"]
+    for f in scenario.functions:
+        probe = {"sequence": "has_torch_function", "unary": "has_torch_function_unary",
+                 "variadic": "has_torch_function_variadic"}[f.probe]
+        keywords = f"; {', '.join(f.names[f.params - f.keywords:])} by keyword" if f.keywords else ""
+        lines.append(f"  def {f.name}({', '.join(f.names)}): {probe} and handle_torch_function "
+                     f"over ({', '.join(f.relevant)}){keywords}")
     for cls in scenario.classes:
         behaviour = "" if cls.behaviour is None else f", handler does {action_to(cls.behaviour.default)}"
         lines.append(f"  class {cls.name}({cls.parent}): {cls.handler} handler{behaviour}")
