@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 import traceback
+import warnings
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -150,11 +151,27 @@ def run_body(adapter: Any, target: str, kwargs: dict[str, Any], snapshot: dict[s
         given["adapter"] = adapter
     if "record_property" in wanted:
         given["record_property"] = lambda key, value: properties.append((key, value))
-    try:
-        function(**{k: v for k, v in given.items() if k in wanted})
-    except BaseException as exc:
-        raise BodyFailed(exc, properties) from exc
+    # The implementation's own warnings (its noise) are counted as a scenario's are.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            function(**{k: v for k, v in given.items() if k in wanted})
+        except BaseException as exc:
+            properties.append((NOISE_KEY, _noise(caught)))
+            raise BodyFailed(exc, properties) from exc
+    properties.append((NOISE_KEY, _noise(caught)))
     return properties
+
+
+#: The property under which run_body hands back the noise warnings a body raised.
+NOISE_KEY = "tfmode_noise"
+
+
+def _noise(caught: list[warnings.WarningMessage]) -> list[tuple[str, str]]:
+    from conformance.noise import first_line, is_protocol_warning
+
+    return [(w.category.__name__, first_line(str(w.message))) for w in caught
+            if not is_protocol_warning(str(w.message))]
 
 
 # -- the loop -------------------------------------------------------------------------------

@@ -309,7 +309,7 @@ def sandboxed(function: Callable[..., None]) -> Callable[..., None]:
                 passed, hypothesis_snapshot(), list(sys.path), seconds=target.body_seconds,
                 during=f"running {function.__name__}")
         except RemoteError as exc:
-            recorded = list(exc.extra.get("properties", ()))
+            recorded = _noted(list(exc.extra.get("properties", ())))
             rules = exc.extra.get("rules")
             if rules and not any(key == "failed_rules" for key, _ in recorded):
                 recorded.append(("failed_rules", ",".join(rules)))
@@ -320,8 +320,19 @@ def sandboxed(function: Callable[..., None]) -> Callable[..., None]:
                         else exc.message, pytrace=False)
         except ImplementationFault as exc:
             pytest.fail(str(exc), pytrace=False)
-        for key, value in properties:
+        for key, value in _noted(properties):
             if record is not None:
                 record(key, value)
 
     return wrapper
+
+
+def _noted(properties: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """``properties`` without the body's noise warnings, which are counted for the run."""
+    from . import noise
+    from ._child import NOISE_KEY
+
+    for key, value in properties:
+        if key == NOISE_KEY:
+            noise.note((str(c), str(t)) for c, t in value)
+    return [(k, v) for k, v in properties if k != NOISE_KEY]
