@@ -115,7 +115,7 @@ def _parents(tensors: tuple[str, ...]) -> st.SearchStrategy[str]:
 
 @st.composite
 def scenarios(draw: st.DrawFn, generation: Generation = "2022",
-              features: frozenset[str] = frozenset({"disable-subclass"})) -> Scenario:
+              features: frozenset[str] = frozenset({"disable-subclass", "python-path"})) -> Scenario:
     """A scenario: subclass hierarchies, modes, nested set-up and one call."""
     n_classes: int = draw(_N_CLASSES)
     classes: list[ClassDecl] = []
@@ -149,7 +149,8 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022",
     step = _steps(generation, mode_names, tensor_classes, "disable-subclass" in features)
     setup = tuple(draw(step) for _ in range(length))
     functions: tuple[PyFuncDecl, ...] = ()
-    if draw(_ONE_IN_TEN) < 4:  # about as often as a function of the vocabulary: one of its own
+    # About as often as a function of the vocabulary, one of its own (on the Python path).
+    if "python-path" in features and draw(_ONE_IN_TEN) < 4:
         function, call = draw(defined_calls(class_names))
         functions = (function,)
     else:

@@ -11,7 +11,9 @@ own way, so the suite cannot drive it by its module name alone:
   ``push_torch_function_mode``), ``installed(mode, over=None, force=False)`` the
   non-compositional one (``enable_torch_function_mode(mode, replace=, ignore_preexisting=)``);
 * ``Mode`` and ``Passthrough`` are the mode base classes, ``no_overrides()`` switches subclass
-  dispatch off, and ``opted_out`` opts a subclass out of dispatch.
+  dispatch off, and ``opted_out`` opts a subclass out of dispatch;
+* ``has_override*`` and ``dispatch`` are what torch calls ``has_torch_function*`` and
+  ``handle_torch_function``, for functions written in Python.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ opted_out = _C._disabled_torch_function_impl
 has_override = _overrides.has_torch_function
 has_override_unary = _overrides.has_torch_function_unary
 has_override_variadic = _overrides.has_torch_function_variadic
+dispatch = _overrides.handle_torch_function
 
 
 def array(data: list[float]) -> Any:

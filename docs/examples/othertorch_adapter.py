@@ -15,7 +15,8 @@ from conformance.adapter import AdapterError
 RENAMED = {"max": "maximum", "cat": "concat",
            "has_torch_function": "has_override",
            "has_torch_function_unary": "has_override_unary",
-           "has_torch_function_variadic": "has_override_variadic"}
+           "has_torch_function_variadic": "has_override_variadic",
+           "handle_torch_function": "dispatch"}
 
 
 class OtherTorchAdapter:
