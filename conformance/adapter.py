@@ -9,6 +9,7 @@ from contextlib import AbstractContextManager as ContextManager
 from types import ModuleType
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from spec.model.scenario import Disable, Enable, EnableInside, PushInside, Scenario, SetRaw
 from spec.texts import release_key
 
 Generation = Literal["2022", "stack"]
@@ -21,6 +22,33 @@ FEATURES = (
     "raw-slot",           # _get/_set_torch_function_mode
     "disable-subclass",   # DisableTorchFunctionSubclass (stack generation)
 )
+
+
+def features_needed(scenario: Scenario) -> frozenset[str]:
+    """The optional features a scenario uses: a function dispatched on the Python path
+    (``split`` or one the scenario defines), a Tensor subclass enabled as the mode, the raw
+    mode slot, ``DisableTorchFunctionSubclass``."""
+    needed: set[str] = set()
+    call = scenario.call
+    if call is not None and (call.func == "split" or scenario.function_named(call.func)):
+        needed.add("python-path")
+    classes = {c.name for c in scenario.classes}
+    for step in scenario.setup:
+        if isinstance(step, Enable) and step.target in classes:
+            needed.add("subclass-as-mode")
+        elif isinstance(step, SetRaw):
+            needed.add("raw-slot")
+        elif isinstance(step, Disable) and step.subclass_only:
+            needed.add("disable-subclass")
+    behaviours = [m.behaviour for m in scenario.modes]
+    behaviours += [c.behaviour for c in scenario.classes if c.behaviour is not None]
+    for behaviour in behaviours:
+        for action in (behaviour.default, *(a for _, a in behaviour.on)):
+            while isinstance(action, (PushInside, EnableInside)):
+                if isinstance(action, EnableInside) and action.mode in classes:
+                    needed.add("subclass-as-mode")
+                action = action.then
+    return frozenset(needed)
 
 
 class AdapterError(Exception):

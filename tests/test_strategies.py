@@ -1,4 +1,4 @@
-"""What the scenario generator draws depends on the implementation's declared features."""
+"""What the generator draws, and what the examples need, by the implementation's declared features."""
 
 from __future__ import annotations
 
@@ -28,3 +28,17 @@ def test_with_the_python_path_about_half_the_calls_are_its_own_functions() -> No
     collect()
     own = sum(bool(s.functions) for s in drawn)
     assert len(drawn) // 4 <= own <= 3 * len(drawn) // 4, f"{own} of {len(drawn)}"
+
+
+def test_the_features_an_example_needs() -> None:
+    from conformance.adapter import features_needed
+    from spec.examples import load_examples
+
+    needed = {e.name: features_needed(e.scenario) for e in load_examples()}
+    assert needed["test_basic_bar"] == {"python-path"}
+    assert needed["test_basic_split"] == {"python-path"}
+    assert needed["test_basic_add"] == frozenset()
+    assert all(needed[n] == {"python-path"} for n in needed if n.startswith("python_list"))
+    assert any("subclass-as-mode" in f for f in needed.values())
+    assert any("raw-slot" in f for f in needed.values())
+    assert any("disable-subclass" in f for f in needed.values())

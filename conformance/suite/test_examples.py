@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
+from conformance.adapter import features_needed
 from conformance.check import Target, check
 from conformance.excusal import Excusals
 from spec.examples import Example, load_examples
@@ -20,7 +21,8 @@ from spec.model import scenario_to_dict
 EXAMPLES = [
     pytest.param(example, id=example.name,
                  marks=[pytest.mark.rule(*example.rules),
-                        pytest.mark.generation(example.scenario.generation)])
+                        pytest.mark.generation(example.scenario.generation),
+                        pytest.mark.feature(*sorted(features_needed(example.scenario)))])
     for example in load_examples()
 ]
 
