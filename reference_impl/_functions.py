@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from reference_impl._dispatch import dispatch
-from reference_impl._tensor import Tensor, add_kernel, data_of, neg_kernel, values, wrap
+from reference_impl._tensor import Tensor, add_kernel, data_of, neg_kernel, pair, wrap
 
 __all__ = ["abs", "add", "cat", "div", "max", "mean", "mul", "neg", "ones", "sub", "sum"]
 
@@ -21,8 +21,8 @@ def add(*args: Any, **kwargs: Any) -> Any:
 
 
 def _sub_kernel(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
-    data = data_of(input)
-    return wrap([a - alpha * b for a, b in zip(data, values(other, len(data)), strict=True)])
+    data, other_data = pair(input, other)
+    return wrap([a - alpha * b for a, b in zip(data, other_data, strict=True)])
 
 
 def sub(*args: Any, **kwargs: Any) -> Any:
@@ -31,8 +31,8 @@ def sub(*args: Any, **kwargs: Any) -> Any:
 
 
 def _mul_kernel(input: Any, other: Any) -> Tensor:
-    data = data_of(input)
-    return wrap([a * b for a, b in zip(data, values(other, len(data)), strict=True)])
+    data, other_data = pair(input, other)
+    return wrap([a * b for a, b in zip(data, other_data, strict=True)])
 
 
 def mul(*args: Any, **kwargs: Any) -> Any:
@@ -41,9 +41,9 @@ def mul(*args: Any, **kwargs: Any) -> Any:
 
 
 def _div_kernel(input: Any, other: Any) -> Tensor:
-    data = data_of(input)
+    data, other_data = pair(input, other)
     quotients = []
-    for a, b in zip(data, values(other, len(data)), strict=True):
+    for a, b in zip(data, other_data, strict=True):
         if b == 0.0:
             quotients.append(math.copysign(math.inf, a) if a else math.nan)
         else:
@@ -57,10 +57,10 @@ def div(*args: Any, **kwargs: Any) -> Any:
 
 
 def _max_kernel(input: Any, other: Any = None) -> Tensor:
-    data = data_of(input)
     if other is None:
-        return wrap([builtins.max(data)])
-    return wrap([builtins.max(a, b) for a, b in zip(data, values(other, len(data)), strict=True)])
+        return wrap([builtins.max(data_of(input))])
+    data, other_data = pair(input, other)
+    return wrap([builtins.max(a, b) for a, b in zip(data, other_data, strict=True)])
 
 
 def max(*args: Any, **kwargs: Any) -> Any:

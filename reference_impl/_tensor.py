@@ -127,10 +127,18 @@ def data_of(operand: Any) -> list[float]:
     return operand._data
 
 
+def pair(input: Any, other: Any) -> tuple[list[float], list[float]]:
+    """The data of a binary operation's operands, equally long: a one-element tensor (or a
+    number) on either side broadcasts to the other's length."""
+    data = data_of(input)
+    if len(data) == 1 and isinstance(other, Tensor) and len(other._data) > 1:
+        return data * len(other._data), other._data
+    return data, values(other, len(data))
+
+
 def add_kernel(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
     """input + alpha * other."""
-    data = data_of(input)
-    other_data = values(other, len(data))
+    data, other_data = pair(input, other)
     if alpha == 1:
         return wrap(list(map(operator.add, data, other_data)))
     return wrap([a + alpha * b for a, b in zip(data, other_data, strict=True)])

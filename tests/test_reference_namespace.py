@@ -219,3 +219,18 @@ def test_torch_1_12_snippet_runs_unchanged() -> None:
         "outer:split",
         "constant:mean",
     ]
+
+
+@pytest.mark.parametrize(("name", "left", "right"), [
+    ("add", [2.0, 3.0], [5.0, 6.0]), ("sub", [0.0, -1.0], [-3.0, -2.0]),
+    ("mul", [1.0, 2.0], [4.0, 8.0]), ("div", [1.0, 0.5], [0.25, 0.5]),
+    ("max", [1.0, 2.0], [4.0, 4.0]),
+])
+def test_a_one_element_operand_broadcasts_on_either_side(name: str, left: list[float],
+                                                         right: list[float]) -> None:
+    # As torch does: add(tensor([1.]), other=tensor([1., 2.])) is [2., 3.].
+    import reference_impl as ns
+
+    func = getattr(ns, name)
+    assert func(ns.tensor([1.0]), other=ns.tensor([1.0, 2.0])).tolist() == left
+    assert func(ns.tensor([1.0, 2.0]), ns.tensor([4.0])).tolist() == right
