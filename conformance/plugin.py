@@ -141,6 +141,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--impl", dest="tfmode_impl", metavar="SPEC", default=None,
                     help="implementation under test: MODULE (a torch-like namespace) or "
                          f"pkg.mod:ATTR (an adapter); env TFMODE_IMPL; default {DEFAULT_IMPL}")
+    group.addoption("--impl-path", dest="tfmode_impl_path", metavar="DIRS", default=None,
+                    help="directories (separated by the OS path separator) to import the "
+                         "implementation from, before any other; env TFMODE_IMPL_PATH")
     group.addoption("--certify", dest="tfmode_certify", action="store_true", default=False,
                     help="certification run: the certify hypothesis profile, no expected "
                          "failures on MUST rules, non-zero exit if a MUST rule fails or is untested")
@@ -185,6 +188,18 @@ def pytest_configure(config: pytest.Config) -> None:
         _activate(config, state, early=True)
 
 
+def _impl_path(config: pytest.Config) -> None:
+    """Put ``--impl-path`` (or TFMODE_IMPL_PATH) first on ``sys.path``, which the sandbox's
+    process inherits: an implementation that is not installed (tox does not pass PYTHONPATH)."""
+    given = config.getoption("tfmode_impl_path") or os.environ.get("TFMODE_IMPL_PATH")
+    for part in reversed([p for p in str(given or "").split(os.pathsep) if p]):
+        path = Path(config.invocation_params.dir, part).resolve()
+        if not path.is_dir():
+            raise pytest.UsageError(f"--impl-path: {part!r} is not a directory")
+        if str(path) not in sys.path:
+            sys.path.insert(0, str(path))
+
+
 def _activate(config: pytest.Config, state: _State, early: bool) -> None:
     """Load the implementation, the catalogue and the expectations; choose the profile."""
     state.active, state.early = True, early
@@ -192,6 +207,7 @@ def _activate(config: pytest.Config, state: _State, early: bool) -> None:
     state.spec, state.origin = _impl(config)
     state.timeout = _timeout(config)
     state.reports_dir = _reports_dir(config)
+    _impl_path(config)
     state.adapter = _load(state.spec, state.timeout, state.origin)
     try:
         state.catalogue = load_catalogue()

@@ -568,3 +568,20 @@ def test_failures_blame_the_attributed_rules_and_leaks_the_restoring_ones(
     }
     assert cert["rules"]["TFM_ARGS_003"]["verdict"] == "pass"
     assert cert["rules"]["TFM_ARGS_001"]["verdict"] == "pass"
+
+
+def test_impl_path_imports_an_uninstalled_implementation(pytester: pytest.Pytester,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester.makepyfile(test_toy=TOY)
+    (pytester.path / "vendored").mkdir()
+    (pytester.path / "vendored" / "mytorch.py").write_text("from reference_impl import *\n"
+                                                          "import reference_impl as _r\n"
+                                                          "overrides, _C = _r.overrides, _r._C\n")
+    missing = run(pytester, "--impl", "mytorch")
+    assert missing.ret == 4 and "no module named 'mytorch'" in missing.errlines[0]
+    assert run(pytester, "--impl-path", "vendored", "--impl", "mytorch").ret in (0, 1)
+    monkeypatch.setenv("TFMODE_IMPL_PATH", "vendored")
+    found = run(pytester, "--impl", "mytorch")
+    assert found.ret in (0, 1) and "mytorch" in found.stdout.str()
+    bad = run(pytester, "--impl-path", "nowhere", "--impl", "mytorch")
+    assert bad.errlines[0] == "ERROR: --impl-path: 'nowhere' is not a directory"
