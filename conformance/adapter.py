@@ -104,7 +104,9 @@ class Adapter(Protocol):
 
 
 REQUIRED_EVERYWHERE = (
-    "Tensor", "tensor", "add", "sub", "mul", "div", "max", "neg", "mean", "cat", "ones", "split",
+    "Tensor", "Tensor.add", "Tensor.neg", "Tensor.tolist", "Tensor.as_subclass",
+    "Tensor.__torch_function__",
+    "tensor", "add", "sub", "mul", "div", "max", "neg", "mean", "cat", "ones", "split",
     "overrides.TorchFunctionMode", "overrides.BaseTorchFunctionMode",
     "overrides.handle_torch_function", "overrides.has_torch_function",
     "overrides.has_torch_function_unary", "overrides.has_torch_function_variadic",
@@ -146,7 +148,7 @@ class NamespaceAdapter:
         missing = [n for n in REQUIRED_EVERYWHERE if not _has(module, n)]
         if missing:
             raise AdapterError(f"{module.__name__} is not a torch-like namespace: it has no "
-                               f"{', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
+                               f"{', '.join(missing)}")
         if all(_has(module, n) for n in REQUIRED_2022):
             self.generation: Generation = "2022"
         elif all(_has(module, n) for n in REQUIRED_STACK):

@@ -95,7 +95,8 @@ def verdicts(cert: dict[str, Any]) -> dict[str, str]:
 
 USAGE = {
     "no_such_module_xyz": "ERROR: --impl 'no_such_module_xyz': no module named 'no_such_module_xyz'",
-    "notns": "ERROR: notns is not a torch-like namespace: it has no Tensor, tensor, add, sub ...",
+    "notns": "ERROR: notns is not a torch-like namespace: it has no Tensor, Tensor.add, Tensor.neg, "
+             "Tensor.tolist, Tensor.as_subclass, Tensor.__torch_function__, tensor, add, sub, ",
     "boom": "ERROR: --impl 'boom': importing boom raised RuntimeError: kaput",
     "halfad:Ad": "ERROR: --impl 'halfad:Ad': the adapter lacks ",
 }
@@ -585,3 +586,20 @@ def test_impl_path_imports_an_uninstalled_implementation(pytester: pytest.Pytest
     assert found.ret in (0, 1) and "mytorch" in found.stdout.str()
     bad = run(pytester, "--impl-path", "nowhere", "--impl", "mytorch")
     assert bad.errlines[0] == "ERROR: --impl-path: 'nowhere' is not a directory"
+
+
+def test_every_missing_name_is_reported_at_once_methods_included() -> None:
+    import types
+
+    import reference_impl
+    from conformance.adapter import AdapterError, NamespaceAdapter
+
+    module = types.ModuleType("halfns")
+    module.__dict__.update({k: v for k, v in vars(reference_impl).items()
+                            if k not in ("mean", "ones") and not k.startswith("__")})
+    module.Tensor = type("Tensor", (), {"add": reference_impl.Tensor.add})  # type: ignore[attr-defined]
+    with pytest.raises(AdapterError) as caught:
+        NamespaceAdapter(module)
+    assert str(caught.value) == (
+        "halfns is not a torch-like namespace: it has no Tensor.neg, Tensor.tolist, "
+        "Tensor.as_subclass, Tensor.__torch_function__, mean, ones")
