@@ -12,10 +12,12 @@ overloaded types. ``python -m tests.quality.python_path`` writes the counts the 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 from hypothesis import settings
 
 from conformance import sweep as sweep_module
@@ -89,7 +91,9 @@ def counts() -> dict[str, tuple[int, int]]:
 
 def render(found: dict[str, tuple[int, int]]) -> str:
     rows = [("generated scenarios (``--certify``)", "generated"), ("explicit examples", "examples")]
-    lines = [".. list-table::", "   :header-rows: 1", "   :widths: 40 30 30", "",
+    lines = [f"Counted with hypothesis {hypothesis.__version__}; the scenarios a seed draws vary a "
+             "little from one hypothesis release to another.", "",
+             ".. list-table::", "   :header-rows: 1", "   :widths: 40 30 30", "",
              "   * - scenarios", "     - 2022 generation", "     - stack generation"]
     for label, key in rows:
         lines.append(f"   * - {label}")
@@ -97,6 +101,14 @@ def render(found: dict[str, tuple[int, int]]) -> str:
             hit, total = found[f"{key}-{generation}"]
             lines.append(f"     - {hit} of {total}")
     return "\n".join(lines) + "\n"
+
+
+def committed(root: Path) -> dict[str, tuple[int, int]]:
+    """The counts the committed table shows, in the order :func:`render` writes them."""
+    text = (root / OUTPUT).read_text(encoding="utf-8")
+    pairs = [(int(a), int(b)) for a, b in re.findall(r"- (\d+) of (\d+)", text)]
+    keys = [f"{row}-{gen}" for row in ("generated", "examples") for gen in ("2022", "stack")]
+    return dict(zip(keys, pairs, strict=True))
 
 
 def main(argv: list[str] | None = None) -> int:
