@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.quality.real_mutants import harness, reference, report, runtime, torch_overrides
+from tests.quality.real_mutants import harness, reference, report, torch_overrides
 from tests.quality.real_mutants.harness import Result, Variant, VariantError
 
 from .cli import REPO, SuiteRun
@@ -146,15 +146,8 @@ def test_the_torch_variants_are_well_formed() -> None:
     names = [v.name for v in torch_overrides.VARIANTS]
     assert len(names) >= 15 and len(set(names)) == len(names)
     assert all("\n" not in v.description for v in torch_overrides.VARIANTS)
-    try:
-        harness.locate(torch_overrides.VARIANT_SET.target)
-    except VariantError:
-        pytest.skip("torch is not installed")
-    installed = runtime.read_source(str(harness.locate("torch.overrides")))
-    if "_pop_mode_temporarily" not in installed:
-        pytest.skip("another torch than 2.x")
-    for variant in [torch_overrides.CONTROL, *torch_overrides.VARIANTS]:
-        compile(harness.check(torch_overrides.VARIANT_SET, variant), variant.name, "exec")
+    # That each edit applies to torch 2.13.0's file is checked where torch is installed:
+    # tox -e conformance-torch runs `python -m tests.quality.real_mutants --target torch --dry-run`.
 
 
 def test_the_committed_torch_result_is_current() -> None:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import report
-from .harness import Result, VariantError, VariantSet, certify_all
+from .harness import Result, VariantError, VariantSet, certify_all, check
 
 
 def _variant_set(target: str) -> VariantSet:
@@ -45,8 +45,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rst", type=Path, help="also render the JSON result as reST here")
     parser.add_argument("--keep", action="store_true",
                         help="keep the generated modules and the reports (the folder is printed)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="only check that every edit applies to the installed file and "
+                             "compiles (exit 2 if one does not); certify nothing")
     args = parser.parse_args(argv)
     vset = _variant_set(args.target)
+    if args.dry_run:
+        try:
+            for variant in [vset.control, *vset.select(None)]:
+                compile(check(vset, variant), variant.name, "exec")
+        except (VariantError, SyntaxError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"every edit applies to the installed {vset.target} and compiles")
+        return 0
     workdir = Path(tempfile.mkdtemp(prefix="tfmode-variants-"))
     try:
         names = args.variants.split(",") if args.variants else None
