@@ -16,9 +16,15 @@ from spec.model.trace import (
     WarningEmitted,
 )
 
-from .compare import Naming, align, differences, differing_part, event_matches
+from .compare import (
+    Naming,
+    align,
+    differences,
+    differing_field,
+    differing_part,
+    first_divergence,
+)
 
-_FIELDS = ("who", "role", "types", "func", "kwargs", "current", "bound")
 #: An observed warning where none is expected breaks these.
 _NO_WARNING = ("TFM_SELF_004", "TFM_SELF_005", "TFM_SELF_006")
 
@@ -111,19 +117,17 @@ def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Nami
     if not differences(expected, observed, naming):
         return ()
     expected = align(expected, observed, naming)
-    for i in range(max(len(expected.events), len(observed.events))):
-        exp = expected.events[i] if i < len(expected.events) else None
-        obs = observed.events[i] if i < len(observed.events) else None
-        if exp is not None and obs is not None and event_matches(exp, obs, naming):
-            continue
+    divergence = first_divergence(expected, observed, naming)
+    if divergence is not None:
+        _, exp, obs = divergence
         if isinstance(obs, WarningEmitted) and not isinstance(exp, WarningEmitted):
             return _NO_WARNING
         if exp is None:
             return expected.outcome.rules
         if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
-            for name in _FIELDS:
-                if not event_matches(exp, obs, naming, only=name):
-                    return _types_rules(exp, obs) if name == "types" else exp.rules_for(name)
+            name = differing_field(exp, obs, naming)
+            if name is not None:
+                return _types_rules(exp, obs) if name == "types" else exp.rules_for(name)
         if isinstance(exp, HandlerRun):
             return exp.rules_for("who")
         if isinstance(exp, WarningEmitted) and isinstance(obs, WarningEmitted) and (

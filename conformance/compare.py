@@ -102,6 +102,28 @@ def align(expected: Trace, observed: Trace, naming: Naming) -> Trace:
     return replace(expected, events=tuple(kept))
 
 
+#: A handler run's fields, in the order a divergence is looked for.
+FIELDS = ("who", "role", "types", "func", "kwargs", "current", "bound")
+
+
+def first_divergence(expected: Trace, observed: Trace,
+                     naming: Naming) -> tuple[int, Event | None, Event | None] | None:
+    """The first pair of events that differ, as ``(index, expected, observed)`` (one side
+    ``None`` past its end); ``None`` when every event matches. ``expected`` is taken as
+    given: align it first (:func:`align`)."""
+    for i in range(max(len(expected.events), len(observed.events))):
+        exp = expected.events[i] if i < len(expected.events) else None
+        obs = observed.events[i] if i < len(observed.events) else None
+        if exp is None or obs is None or not event_matches(exp, obs, naming):
+            return i, exp, obs
+    return None
+
+
+def differing_field(expected: HandlerRun, observed: HandlerRun, naming: Naming) -> str | None:
+    """The first field (of :data:`FIELDS`) in which two handler runs differ."""
+    return next((f for f in FIELDS if not event_matches(expected, observed, naming, only=f)), None)
+
+
 def differences(expected: Trace, observed: Trace, naming: Naming) -> list[str]:
     """Human-readable differences; empty when the implementation did what the model predicts."""
     expected = align(expected, observed, naming)

@@ -18,9 +18,8 @@ from spec.model.scenario import Scenario
 from spec.model.trace import HandlerRun, Trace
 
 from .attribution import attribute
-from .compare import Naming, align, differences, event_matches
+from .compare import Naming, align, differences, differing_field, first_divergence
 
-_FIELDS = ("who", "role", "types", "func", "kwargs", "current", "bound")
 #: A trace has a few dozen events at most; each round absorbs one field, event or outcome.
 _MAX_ROUNDS = 200
 
@@ -105,16 +104,10 @@ def _divergent_func(scenario: Scenario, expected: Trace, observed: Trace,
                     naming: Naming) -> str | None:
     """The function whose dispatch shows the first divergence: that of the first differing
     handler run, else the scenario's call."""
-    expected = align(expected, observed, naming)
-    for i in range(max(len(expected.events), len(observed.events))):
-        exp = expected.events[i] if i < len(expected.events) else None
-        obs = observed.events[i] if i < len(observed.events) else None
-        if exp is not None and obs is not None and event_matches(exp, obs, naming):
-            continue
-        for event in (exp, obs):
-            if isinstance(event, HandlerRun):
-                return event.func
-        break
+    divergence = first_divergence(align(expected, observed, naming), observed, naming)
+    for event in divergence[1:] if divergence is not None else ():
+        if isinstance(event, HandlerRun):
+            return event.func
     return scenario.call.func if scenario.call is not None else None
 
 
@@ -122,14 +115,12 @@ def _types_divergence(expected: Trace, observed: Trace,
                       naming: Naming) -> tuple[int, tuple[str, ...] | None]:
     """When the first divergence is in a handler run's ``types`` (its earlier fields agreeing):
     how many handler runs precede it, and the observed types; else ``(0, None)``."""
-    expected = align(expected, observed, naming)
-    for i, (exp, obs) in enumerate(zip(expected.events, observed.events, strict=False)):
-        if event_matches(exp, obs, naming):
-            continue
-        if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun) and next(
-                f for f in _FIELDS if not event_matches(exp, obs, naming, only=f)) == "types":
+    divergence = first_divergence(align(expected, observed, naming), observed, naming)
+    if divergence is not None:
+        i, exp, obs = divergence
+        if (isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun)
+                and differing_field(exp, obs, naming) == "types"):
             return sum(isinstance(e, HandlerRun) for e in observed.events[:i]), obs.types
-        break
     return 0, None
 
 
@@ -138,20 +129,17 @@ def absorb(expected: Trace, observed: Trace, naming: Naming) -> Trace | None:
     one field of a handler run, one event of the same kind, or the outcome or final mode.
     ``None`` when the divergence is in the trace's shape (an event missing or added)."""
     expected = align(expected, observed, naming)
-    events = list(expected.events)
-    for i, exp in enumerate(events):
-        obs = observed.events[i] if i < len(observed.events) else None
-        if obs is not None and event_matches(exp, obs, naming):
-            continue
-        if obs is None or type(obs) is not type(exp):
+    divergence = first_divergence(expected, observed, naming)
+    if divergence is not None:
+        i, exp, obs = divergence
+        if exp is None or obs is None or type(obs) is not type(exp):
             return None
         name = None
         if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
-            name = next((f for f in _FIELDS if not event_matches(exp, obs, naming, only=f)), None)
+            name = differing_field(exp, obs, naming)
+        events = list(expected.events)
         events[i] = replace(exp, **{name: getattr(obs, name)}) if name else replace(obs, rules=exp.rules)
         return replace(expected, events=tuple(events))
-    if len(observed.events) > len(events):
-        return None
     outcomes = Trace((), expected.outcome, None), Trace((), observed.outcome, None)
     if differences(*outcomes, naming):
         if type(expected.outcome) is not type(observed.outcome):
