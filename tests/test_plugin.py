@@ -333,7 +333,7 @@ def test_leaks_hangs_and_recursion_fail_only_their_test(pytester: pytest.Pyteste
     assert rules["TFM_REENTRY_002"]["failures"][0]["message"] == (
         "implementation leaked state: mode <test_toy.test_leaks.<locals>.Left object at 0x…> "
         "left current (the state was reset)")
-    timeout = "conformance.plugin.RuleTimeout: Timeout (>2s) from pytest-timeout (--rule-timeout)"
+    timeout = "conformance.recording.RuleTimeout: Timeout (>2s) from pytest-timeout (--rule-timeout)"
     assert rules["TFM_REENTRY_003"]["failures"][0]["message"] == timeout
     assert rules["TFM_REENTRY_007"]["failures"][0]["message"] == timeout
     assert rules["TFM_REENTRY_004"]["failures"][0]["message"].startswith("RecursionError")

@@ -1,0 +1,194 @@
+"""The plugin's options, and activation: the implementation, the catalogue, the expected
+failures and the hypothesis profile of a conformance run."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+from hypothesis.errors import InvalidArgument
+
+from spec.catalogue import CatalogueError, load_catalogue
+
+from . import profiles
+from .adapter import AdapterError
+from .expectations import ExpectationsError, load_expectations, load_scopes
+from .observed import expected_settings
+from .report import MUST_LEVELS
+from .runstate import DEFAULT_IMPL, DEFAULT_TIMEOUT, RunState, names_suite, one_line, state_of
+from .sandbox import ImplementationFault, SandboxedImplementation
+
+# -- options and activation ------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("tfmode-conformance", "tfmode-conformance (certify a mode implementation)")
+    group.addoption("--impl", dest="tfmode_impl", metavar="SPEC", default=None,
+                    help="implementation under test: MODULE (a torch-like namespace) or "
+                         f"pkg.mod:ATTR (an adapter); env TFMODE_IMPL; default {DEFAULT_IMPL}")
+    group.addoption("--impl-path", dest="tfmode_impl_path", metavar="DIRS", default=None,
+                    help="directories (separated by the OS path separator) to import the "
+                         "implementation from, before any other; env TFMODE_IMPL_PATH")
+    group.addoption("--certify", dest="tfmode_certify", action="store_true", default=False,
+                    help="certification run: the certify hypothesis profile, no expected "
+                         "failures on MUST rules, non-zero exit if a MUST rule fails or is untested")
+    group.addoption("--expected-failures", dest="tfmode_expected", metavar="PATH", default=None,
+                    help="TOML file of rules expected to fail, each with a reason; "
+                         "env TFMODE_EXPECTED_FAILURES")
+    group.addoption("--reports-dir", dest="tfmode_reports", metavar="DIR", default=None,
+                    help="where certificate.json, badge.json and junit.xml go; env TFMODE_REPORTS; "
+                         "default reports")
+    group.addoption("--rule-timeout", dest="tfmode_timeout", metavar="SECONDS", type=float,
+                    default=None, help=f"per-test time limit (default {DEFAULT_TIMEOUT:g})")
+
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "rule(*ids): the spec rule IDs a test checks")
+    config.addinivalue_line("markers", "generation(name): the test is for one generation only")
+    config.addinivalue_line("markers", "feature(*names): the test needs optional adapter features")
+    state = state_of(config)
+    if (config.getoption("tfmode_impl") is not None or config.getoption("tfmode_certify")
+            or names_suite(config)):
+        activate(config, state, early=True)
+
+
+def _impl_path(config: pytest.Config) -> None:
+    """Put ``--impl-path`` (or TFMODE_IMPL_PATH) first on ``sys.path``, which the sandbox's
+    process inherits: an implementation that is not installed (tox does not pass PYTHONPATH)."""
+    given = config.getoption("tfmode_impl_path") or os.environ.get("TFMODE_IMPL_PATH")
+    for part in reversed([p for p in str(given or "").split(os.pathsep) if p]):
+        path = Path(config.invocation_params.dir, part).resolve()
+        if not path.is_dir():
+            raise pytest.UsageError(f"--impl-path: {part!r} is not a directory")
+        if str(path) not in sys.path:
+            sys.path.insert(0, str(path))
+
+
+def activate(config: pytest.Config, state: RunState, early: bool) -> None:
+    """Load the implementation, the catalogue and the expectations; choose the profile."""
+    state.active, state.early = True, early
+    state.certify = bool(config.getoption("tfmode_certify"))
+    state.spec, state.origin = _impl(config)
+    state.timeout = _timeout(config)
+    state.reports_dir = _reports_dir(config)
+    _impl_path(config)
+    state.adapter = load(state.spec, state.timeout, state.origin)
+    try:
+        state.catalogue = load_catalogue()
+    except CatalogueError as exc:
+        raise pytest.UsageError(one_line(exc)) from None
+    path = config.getoption("tfmode_expected") or os.environ.get("TFMODE_EXPECTED_FAILURES")
+    if path:
+        state.expected_path = str(path)
+        try:
+            state.expected = load_expectations(path, state.catalogue.ids())
+            state.scopes = load_scopes(path, state.catalogue.ids())
+        except ExpectationsError as exc:
+            raise pytest.UsageError(one_line(exc)) from None
+    if state.certify:
+        must = [r for r in state.expected if state.catalogue.by_id(r).level in MUST_LEVELS]
+        if must:
+            raise pytest.UsageError(f"--certify refuses expected failures on MUST rules: "
+                                    f"{', '.join(must)} (in {state.expected_path})")
+    _choose_profile(config, state)
+    worker = hasattr(config, "workerinput")
+    if (early and not worker and hasattr(config.option, "xmlpath") and not config.option.xmlpath
+            and not config.option.collectonly):
+        state.junit_tmp = state.reports_dir / ".junit.xml.tmp"
+        config.option.xmlpath = str(state.junit_tmp)
+
+
+def load(spec: str, timeout: float, origin: str | None = None) -> SandboxedImplementation:
+    """The implementation, loaded in its sandbox process; a problem is one line."""
+    try:
+        implementation = SandboxedImplementation(spec, origin=origin)
+    except (AdapterError, ImplementationFault) as exc:
+        raise pytest.UsageError(one_line(exc)) from None
+    implementation.body_seconds = timeout + 30.0  # the per-test limit comes first
+    return implementation
+
+
+def _impl(config: pytest.Config) -> tuple[str, str]:
+    """The implementation to load and where it was named (for messages)."""
+    given = config.getoption("tfmode_impl")
+    if given is not None:
+        if not given.strip():
+            raise pytest.UsageError("--impl is empty: give MODULE or pkg.mod:ATTR")
+        return given, f"--impl {given!r}"
+    from_env = os.environ.get("TFMODE_IMPL", "")
+    if from_env.strip():
+        return from_env, f"TFMODE_IMPL={from_env!r}"
+    return DEFAULT_IMPL, f"--impl {DEFAULT_IMPL!r} (the default)"
+
+
+def _timeout(config: pytest.Config) -> float:
+    given = config.getoption("tfmode_timeout")
+    if given is None:
+        return DEFAULT_TIMEOUT
+    if not math.isfinite(given) or given <= 0:
+        raise pytest.UsageError(f"--rule-timeout must be a number of seconds > 0 (got {given:g})")
+    return float(given)
+
+
+def _reports_dir(config: pytest.Config) -> Path:
+    """The reports folder; refused now if it cannot be one (a file of its name or above it)."""
+    given = config.getoption("tfmode_reports")
+    origin = f"--reports-dir {given!r}"
+    if not given:
+        given = os.environ.get("TFMODE_REPORTS") or "reports"
+        origin = f"TFMODE_REPORTS={given!r}" if os.environ.get("TFMODE_REPORTS") else \
+            f"the reports folder {given!r} (the default)"
+    path = Path(config.invocation_params.dir, given)
+    for place in (path, *path.parents):
+        if place.exists():
+            if not place.is_dir():
+                what = "is a file" if place == path else f"lies under the file {str(place)!r}"
+                raise pytest.UsageError(f"{origin}: not a folder for the reports: it {what}")
+            break
+    return path
+
+
+def _explicit_database(profile: settings) -> bool:
+    database = profile.database
+    return database is not None and database != settings.get_profile("default").database
+
+
+def _choose_profile(config: pytest.Config, state: RunState) -> None:
+    """``--hypothesis-profile`` wins; else ``certify`` under --certify; else the default profile."""
+    profiles.register()
+    given = config.getoption("hypothesis_profile", None)
+    name = given or ("certify" if state.certify else profiles.default_profile())
+    try:
+        chosen = settings.get_profile(name)
+    except InvalidArgument:
+        raise pytest.UsageError(f"no hypothesis profile named {name!r}") from None
+    if given and state.certify:
+        if _explicit_database(chosen):
+            raise pytest.UsageError(f"--certify refuses an explicitly configured example database "
+                                    f"(hypothesis profile {given!r} sets one); certification runs "
+                                    "with database=None")
+        name = f"{given}-certify"
+        settings.register_profile(name, parent=chosen, derandomize=True, database=None)
+    if hasattr(config.option, "hypothesis_profile"):
+        config.option.hypothesis_profile = name  # hypothesis' own plugin loads it after us
+    settings.load_profile(name)
+    state.profile = state.run_profile = name
+    state.derandomize = bool(settings.get_profile(name).derandomize)
+    seed = config.getoption("hypothesis_seed", None)
+    state.seed = None if seed is None else _seed_text(seed)
+    state.requested = expected_settings(name, state.seed)
+
+
+def _seed_text(seed: object) -> str:
+    """The seed as hypothesis uses it (an integer where the text is one), as text."""
+    try:
+        return str(int(str(seed)))
+    except ValueError:
+        return str(seed)
+

@@ -1,0 +1,178 @@
+"""The end of a conformance run: verdicts, the certificate, the badge and the terminal summary."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+import pytest
+
+import conformance
+
+from . import noise
+from .certificate import build_certificate, dumps, spec_version
+from .expectations import stale_entries
+from .observed import expected_settings, hypothesis_section
+from .report import (
+    MUST_LEVELS,
+    RuleVerdict,
+    aggregate,
+    badge,
+    level_reached,
+    rule_entries,
+    summary,
+    terminal_lines,
+)
+from .reportsdir import write_run
+from .runstate import RunState, one_line, state_of
+
+# -- reporting -------------------------------------------------------------------------------
+
+
+def _header(state: RunState) -> list[str]:
+    ad = state.adapter
+    assert ad is not None
+    spec = spec_version(state.catalogue)
+    seed = state.seed or ("derandomized" if state.derandomize else "random")
+    source = f"{'TFMODE_IMPL=' if state.origin.startswith('TFMODE_IMPL') else '--impl '}{state.spec}"
+    lines = [
+        f"tfmode-conformance {conformance.__version__}: spec of {spec['rules']} rules "
+        f"({spec['digest'][:19]}), certify: {'yes' if state.certify else 'no'}",
+        f"implementation: {ad.name} {ad.version} ({source}), generation {ad.generation},"
+        f" features: {', '.join(sorted(ad.features)) or 'none'}",
+        f"hypothesis: profile {state.profile!r}, seed {seed}",
+    ]
+    if state.expected_path:
+        lines.append(f"expected failures: {state.expected_path} ({len(state.expected)} entries)")
+    lines += [f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("TFMODE_")]
+    return lines
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    state = state_of(config)
+    return _header(state) if state.active and state.adapter is not None else []
+
+
+def _junit_logfile(config: pytest.Config, state: RunState, final: Path | None) -> None:
+    """Point pytest's JUnit plugin at the file's final name (its summary line shows it)."""
+    if state.junit_tmp is None:
+        return
+    for plugin in config.pluginmanager.get_plugins():
+        if getattr(plugin, "logfile", None) == os.path.normpath(state.junit_tmp.resolve()):
+            plugin.logfile = str(final) if final is not None else plugin.logfile
+
+
+def _discard_junit(state: RunState) -> None:
+    """A run that never started (a usage error): leave the reports folder as it was."""
+    if state.junit_tmp is None:
+        return
+    with contextlib.suppress(OSError):
+        state.junit_tmp.unlink(missing_ok=True)
+        state.reports_dir.rmdir()  # only if the JUnit file was all it held
+
+
+def _incomplete(session: pytest.Session, state: RunState,
+                exitstatus: int | pytest.ExitCode) -> list[str]:
+    """Why this run does not account for every selected test (empty: it does)."""
+    problems: list[str] = []
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
+        problems.append("the run was interrupted")
+    elif exitstatus == pytest.ExitCode.INTERNAL_ERROR:
+        problems.append("pytest stopped with an internal error")
+    problems += state.lost
+    missing = sorted(state.selected - state.reported)
+    if missing:
+        problems.append(f"{len(missing)} of {len(state.selected)} selected tests did not report "
+                        f"a result (first: {missing[0]})")
+    return problems
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
+    config = session.config
+    state = state_of(config)
+    if (not state.active or state.adapter is None or hasattr(config, "workerinput")
+            or config.option.collectonly):
+        return
+    if exitstatus == pytest.ExitCode.USAGE_ERROR:
+        _discard_junit(state)
+        return
+    ad = state.adapter
+    problems = _incomplete(session, state, exitstatus)
+    verdicts = aggregate(state.catalogue, ad.generation, state.outcomes.values(), state.expected,
+                         getattr(ad, "stack_version", None), getattr(ad, "release", None))
+    level = level_reached(verdicts, ad.features, state.feature_rules)
+    shield = badge(verdicts, level)
+    if problems:
+        level = {"reached": "none", "features": []}
+        shield = {**shield, "message": "incomplete run", "color": "red"}
+    stale = [] if problems else stale_entries(state.expected, {k: v.verdict for k, v in verdicts.items()})
+    requested = state.requested or expected_settings(state.profile, state.seed)
+    hypothesis = hypothesis_section(requested, state.observed)
+    certificate = build_certificate(
+        catalogue=state.catalogue,
+        implementation={"name": ad.name, "version": ad.version, "generation": ad.generation,
+                        "features": sorted(ad.features), "release": getattr(ad, "release", None)},
+        hypothesis_settings=hypothesis,
+        run={"complete": not problems, "selected_tests": len(state.selected),
+             "reported_tests": len(state.reported & state.selected), "problems": problems},
+        certify=state.certify, level=level, summary=summary(verdicts),
+        rules=rule_entries(verdicts), stale=stale, noise_warnings=noise.summary(state.noise))
+    state.lines = [] if state.early else _header(state)  # the header came too early for it
+    if problems:
+        state.lines += [f"INCOMPLETE RUN: {p}" for p in problems]
+        state.lines.append("INCOMPLETE RUN: this certificate certifies nothing (level none)")
+    state.lines.append(f"{ad.name} {ad.version} (generation {ad.generation}): {shield['message']}")
+    state.lines += terminal_lines(verdicts, level, stale, state.expected_path)
+    state.lines += [f"{'ERROR' if state.certify else 'WARNING'}: hypothesis settings differ: {line}"
+                    for line in hypothesis["disagreements"]]
+    try:
+        written = write_run(state.reports_dir, {"certificate.json": dumps(certificate),
+                                                "badge.json": dumps(shield)}, state.junit_tmp)
+        _junit_logfile(config, state, state.reports_dir / "junit.xml"
+                       if state.reports_dir / "junit.xml" in written else None)
+        state.lines.append(f"reports: {', '.join(str(p) for p in written)}")
+    except OSError as exc:
+        state.lines.append(f"ERROR: could not write the conformance reports: {one_line(exc)}")
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if problems and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if state.certify:
+        _certify_status(session, state, verdicts, problems, len(hypothesis["disagreements"]))
+
+
+def _certify_status(session: pytest.Session, state: RunState, verdicts: dict[str, RuleVerdict],
+                    problems: list[str], unsettled: int) -> None:
+    bad = [k for k, v in verdicts.items()
+           if v.rule.level in MUST_LEVELS and v.verdict in ("fail", "expected_failure", "untested")]
+    if problems:
+        state.lines.append("certification FAILED: the run is incomplete")
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        return
+    if not bad and not unsettled:
+        state.lines.append("certification: every MUST rule passes")
+        return
+    if bad:
+        failing = sum(verdicts[k].verdict != "untested" for k in bad)
+        state.lines.append(f"certification FAILED: {failing} MUST rule(s) fail, "
+                           f"{len(bad) - failing} untested")
+    if unsettled:
+        state.lines.append(f"certification FAILED: tests ran with other hypothesis settings than "
+                           f"profile {state.profile!r} ({unsettled} kind(s), listed above)")
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
+                            exitstatus: int | pytest.ExitCode, config: pytest.Config) -> None:
+    state = state_of(config)
+    if not state.lines:
+        return
+    terminalreporter.write_sep("=", "tfmode conformance")
+    for line in state.lines:
+        terminalreporter.write_line(line, yellow=line.startswith("WARNING"),
+                                    red=line.startswith(("ERROR", "certification FAILED",
+                                                         "INCOMPLETE")))

@@ -1,0 +1,128 @@
+"""What the conformance plugin knows about one pytest run, and where it keeps it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from spec.catalogue import Catalogue
+
+from .check import Target
+from .observed import Observed
+from .report import TestOutcome
+
+SUITE = "conformance.suite"
+DEFAULT_IMPL = "reference_impl"
+DEFAULT_TIMEOUT = 60.0
+GENERATIONS = ("2022", "stack")
+
+
+@dataclass
+class RunState:
+    """Everything the plugin knows about one pytest run (kept in ``config.stash``)."""
+
+    active: bool = False
+    early: bool = False
+    spec: str = DEFAULT_IMPL
+    #: Where ``spec`` came from, as error messages and the header name it.
+    origin: str = ""
+    adapter: Target | None = None
+    catalogue: Catalogue = field(default_factory=lambda: Catalogue(()))
+    certify: bool = False
+    expected: dict[str, str] = field(default_factory=dict)
+    #: Where each expected failure excuses a divergence: the functions it is scoped to.
+    scopes: dict[str, frozenset[str]] = field(default_factory=dict)
+    expected_path: str | None = None
+    reports_dir: Path = Path("reports")
+    timeout: float = DEFAULT_TIMEOUT
+    profile: str = ""
+    #: The profile loaded for every test: ``profile``, or one hypothesis derived from it.
+    run_profile: str = ""
+    seed: str | None = None
+    derandomize: bool = False
+    #: What the chosen profile and seed mean, as they were when chosen.
+    requested: Observed | None = None
+    junit_tmp: Path | None = None
+    outcomes: dict[str, TestOutcome] = field(default_factory=dict)
+    coverage: dict[str, list[str]] = field(default_factory=dict)
+    generations: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    feature_rules: dict[str, set[str]] = field(default_factory=dict)
+    not_applicable: set[str] = field(default_factory=set)
+    leaks: dict[str, list[str]] = field(default_factory=dict)
+    #: Per leaking test: the rules its leak breaks, and whether the leak alone failed it.
+    leak_rules: dict[str, tuple[tuple[str, ...], bool]] = field(default_factory=dict)
+    #: node IDs of the suite's tests this run selected, and of those that reported a result
+    selected: set[str] = field(default_factory=set)
+    reported: set[str] = field(default_factory=set)
+    #: tests lost without a result of their own (a pytest-xdist worker died), one line each
+    lost: list[str] = field(default_factory=list)
+    #: {node ID: the hypothesis settings the test ran with, as it read them back}
+    observed: dict[str, Observed] = field(default_factory=dict)
+    #: warnings the implementation raised for its own reasons: (category, first line) -> count
+    noise: Counter[tuple[str, str]] = field(default_factory=Counter)
+    lines: list[str] = field(default_factory=list)
+
+
+KEY = pytest.StashKey[RunState]()
+
+
+def state_of(config: pytest.Config) -> RunState:
+    state = config.stash.get(KEY, None)
+    if state is None:
+        state = config.stash[KEY] = RunState()
+        if not hasattr(config, "workerinput"):
+            CONTROLLER["state"] = state
+    return state
+
+
+def suite_active(config: pytest.Config) -> bool:
+    """Whether this run is a conformance run (the plugin chooses the hypothesis profile)."""
+    return state_of(config).active
+
+
+#: The state of the process that writes the reports (pytest_runtest_logreport has no config).
+CONTROLLER: dict[str, RunState] = {}
+
+
+def one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+#: The name of this plugin's pytest11 entry point (pyproject.toml).
+
+def names_suite(config: pytest.Config) -> bool:
+    for arg in config.args:
+        base = arg.split("::")[0]
+        if base == SUITE or base.startswith(SUITE + "."):
+            return True
+        if in_suite_dir(Path(config.invocation_params.dir, base)):
+            return True
+    return False
+
+
+def in_suite_dir(path: Path) -> bool:
+    parts = path.resolve().parts
+    return any(parts[i:i + 2] == ("conformance", "suite") for i in range(len(parts) - 1))
+
+
+def from_suite(item: pytest.Item) -> bool:
+    name = str(getattr(getattr(item, "module", None), "__name__", ""))
+    return name == SUITE or name.startswith(SUITE + ".") or in_suite_dir(item.path)
+
+
+# -- collection ------------------------------------------------------------------------------
+
+
+def marker_args(item: pytest.Item, name: str) -> tuple[str, ...]:
+    values = [str(a) for m in item.iter_markers(name) for a in m.args]
+    return tuple(dict.fromkeys(values))
+
+
+#: The user properties that carry a worker's test outcome and hypothesis settings to the controller.
+OUTCOME_PROPERTY = "tfmode_outcome"
+SETTINGS_PROPERTY = "tfmode_hypothesis"
+NOISE_PROPERTY = "tfmode_noise"
+
