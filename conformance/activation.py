@@ -21,6 +21,7 @@ from .observed import expected_settings
 from .report import MUST_LEVELS
 from .runstate import DEFAULT_IMPL, DEFAULT_TIMEOUT, RunState, names_suite, one_line, state_of
 from .sandbox import ImplementationFault, SandboxedImplementation
+from .selection import SelectionError, parse_rules
 
 # -- options and activation ------------------------------------------------------------------
 
@@ -42,6 +43,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--reports-dir", dest="tfmode_reports", metavar="DIR", default=None,
                     help="where certificate.json, badge.json and junit.xml go; env TFMODE_REPORTS; "
                          "default reports")
+    group.addoption("--rules", dest="tfmode_rules", metavar="PATTERNS", default=None,
+                    help="run only the tests of these rules: IDs, globs ('TFM_ORDER_*') or areas "
+                         "(ORDER), separated by commas; the run is partial and certifies nothing")
     group.addoption("--rule-timeout", dest="tfmode_timeout", metavar="SECONDS", type=float,
                     default=None, help=f"per-test time limit (default {DEFAULT_TIMEOUT:g})")
 
@@ -83,6 +87,12 @@ def activate(config: pytest.Config, state: RunState, early: bool) -> None:
         state.catalogue = load_catalogue()
     except CatalogueError as exc:
         raise pytest.UsageError(one_line(exc)) from None
+    given = config.getoption("tfmode_rules")
+    if given is not None:
+        try:
+            state.rules = parse_rules(given, state.catalogue)
+        except SelectionError as exc:
+            raise pytest.UsageError(one_line(exc)) from None
     path = config.getoption("tfmode_expected") or os.environ.get("TFMODE_EXPECTED_FAILURES")
     if path:
         state.expected_path = str(path)

@@ -19,7 +19,7 @@ import pytest
 import conformance
 from spec.catalogue import Catalogue
 
-from .report import VERDICTS
+from .report import VERDICTS, VERDICTS_V2
 
 __all__ = [
     "CERTIFICATE_SCHEMA",
@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the certificate's shape changes incompatibly.
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 
 _ID: Final = r"^TFM_[A-Z]+_\d{3}$"
 _STR: Final[dict[str, Any]] = {"type": "string"}
@@ -65,7 +65,8 @@ _RULE: Final[dict[str, Any]] = {
                     "description": "pass: a test passed and none failed; fail; expected_failure: "
                                    "failed and listed in the expected-failures file; "
                                    "not_applicable: not for this generation or all its tests "
-                                   "were not applicable; untested: no test ran"},
+                                   "were not applicable; untested: no test ran; not_selected: "
+                                   "the run was partial and left out tests of the rule"},
         "tests": {"type": "array", "items": _STR, "description": "node IDs of its tests"},
         "expected_failure_reason": _STR,
         "failures": {"type": "array", "items": {"$ref": "#/$defs/failure"}},
@@ -118,7 +119,9 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
                  "summary", "stale_expected_failures", "noise_warnings", "rules"],
     "additionalProperties": False,
     "properties": {
-        "schema_version": {"const": SCHEMA_VERSION},
+        "schema_version": {"enum": [2, SCHEMA_VERSION],
+                           "description": "3 added not_selected and run.selection (partial "
+                                          "runs); 2 is still read"},
         "suite_version": {"type": "string", "description": "conformance.__version__"},
         "spec_version": {
             "type": "object",
@@ -165,6 +168,26 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
                 "reported_tests": {"type": "integer", "minimum": 0},
                 "problems": {"type": "array", "items": _STR,
                              "description": "why the run is incomplete, one line each"},
+                "selection": {
+                    "type": "object",
+                    "description": "whether the run was partial (--rules, -k, -m, --deselect, "
+                                   "node IDs or a module of the suite left tests out); a partial "
+                                   "run certifies nothing (its level is none); absent in schema 2",
+                    "required": ["partial", "reasons", "rules_option", "covered_rules"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "partial": {"type": "boolean"},
+                        "reasons": {"type": "array", "items": _STR,
+                                    "description": "how the run was narrowed, one line each"},
+                        "rules_option": {"type": ["array", "null"],
+                                         "items": {"type": "string", "pattern": _ID},
+                                         "description": "the rules --rules chose (null: none)"},
+                        "covered_rules": {"type": ["array", "null"],
+                                          "items": {"type": "string", "pattern": _ID},
+                                          "description": "in a partial run, the rules every test "
+                                                         "of which ran (null: a whole run)"},
+                    },
+                },
             },
         },
         "certify": {"type": "boolean", "description": "the run was made with --certify"},
@@ -180,7 +203,7 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
         },
         "summary": {
             "type": "object",
-            "required": list(VERDICTS),
+            "required": list(VERDICTS_V2),
             "additionalProperties": False,
             "properties": {v: {"type": "integer", "minimum": 0} for v in VERDICTS},
         },

@@ -11,6 +11,7 @@ from .activation import activate
 from .adapter import FEATURES
 from .report import TestOutcome
 from .runstate import CONTROLLER, GENERATIONS, from_suite, marker_args, state_of
+from .selection import Selection, describe
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -35,6 +36,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                      if g not in GENERATIONS]
         problems += [f"unknown feature {f!r} ({item.nodeid})" for f in feats if f not in FEATURES]
         state.generations[item.nodeid] = gens
+        if from_suite(item) or rules:
+            state.collected[item.nodeid] = rules
+            if from_suite(item):
+                state.modules.add(item.path.name)
+            item.extra_keyword_matches.update(rules)  # -k TFM_ORDER matches the rule markers
         if rules:
             state.outcomes[item.nodeid] = TestOutcome(item.nodeid, rules, feats)
             for rule_id in rules:
@@ -45,6 +51,17 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             item.add_marker(pytest.mark.timeout(state.timeout, method=method))
     if problems:
         raise pytest.UsageError("bad conformance markers: " + "; ".join(problems))
+    if state.rules is not None:
+        _select_rules(config, items, set(state.rules))
+
+
+def _select_rules(config: pytest.Config, items: list[pytest.Item], wanted: set[str]) -> None:
+    """``--rules``: keep the tests marked with a chosen rule; deselect the rest."""
+    kept = [item for item in items if wanted & set(marker_args(item, "rule"))]
+    dropped = [item for item in items if not wanted & set(marker_args(item, "rule"))]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
@@ -56,9 +73,36 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    state = state_of(session.config)
-    if state.active and not hasattr(session.config, "workerinput"):
+    """What the run selected of the suite, after every deselection (on a pytest-xdist worker,
+    sent to the controller with the worker's output)."""
+    config = session.config
+    state = state_of(config)
+    if not state.active:
+        return
+    kept = {item.nodeid for item in session.items if item.nodeid in state.collected}
+    state.selection = describe(
+        collected=state.collected, kept=kept, modules=state.modules,
+        node_ids=any("::" in str(arg) for arg in config.args), rules=state.rules,
+        rules_text=config.getoption("tfmode_rules"), keyword=config.option.keyword,
+        markexpr=config.option.markexpr)
+    if hasattr(config, "workerinput"):
+        config.workeroutput[SELECTION_OUTPUT] = state.selection.to_json()  # type: ignore[attr-defined]
+    else:
         state.selected.update(item.nodeid for item in session.items if from_suite(item))
+
+
+#: The key of a pytest-xdist worker's output that carries its :class:`Selection`.
+SELECTION_OUTPUT = "tfmode_selection"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """On the pytest-xdist controller: what a worker selected (every worker selects alike)."""
+    state = CONTROLLER.get("state")
+    output = getattr(node, "workeroutput", None) or {}
+    if state is not None and state.active and state.selection is None \
+            and isinstance(output.get(SELECTION_OUTPUT), str):
+        state.selection = Selection.from_json(output[SELECTION_OUTPUT])
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,12 +21,14 @@ from .report import (
     aggregate,
     badge,
     level_reached,
+    narrow,
     rule_entries,
     summary,
     terminal_lines,
 )
 from .reportsdir import write_run
 from .runstate import RunState, one_line, state_of
+from .selection import Selection
 
 # -- reporting -------------------------------------------------------------------------------
 
@@ -100,9 +103,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
         return
     ad = state.adapter
     problems = _incomplete(session, state, exitstatus)
+    selection = state.selection or Selection(
+        reasons=["no pytest-xdist worker reported what it collected"], coverage_unknown=True)
+    if not selection.selected and not problems:
+        _empty_selection(session, state, selection)
+        return
     verdicts = aggregate(state.catalogue, ad.generation, state.outcomes.values(), state.expected,
                          getattr(ad, "stack_version", None), getattr(ad, "release", None))
+    if selection.partial:
+        narrow(verdicts, selection.covers)
     level = level_reached(verdicts, ad.features, state.feature_rules)
+    if selection.partial:
+        level = {"reached": "none", "features": []}
     shield = badge(verdicts, level)
     if problems:
         level = {"reached": "none", "features": []}
@@ -116,13 +128,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
                         "features": sorted(ad.features), "release": getattr(ad, "release", None)},
         hypothesis_settings=hypothesis,
         run={"complete": not problems, "selected_tests": len(state.selected),
-             "reported_tests": len(state.reported & state.selected), "problems": problems},
+             "reported_tests": len(state.reported & state.selected), "problems": problems,
+             "selection": _selection_entry(selection, verdicts)},
         certify=state.certify, level=level, summary=summary(verdicts),
         rules=rule_entries(verdicts), stale=stale, noise_warnings=noise.summary(state.noise))
     state.lines = [] if state.early else _header(state)  # the header came too early for it
     if problems:
         state.lines += [f"INCOMPLETE RUN: {p}" for p in problems]
         state.lines.append("INCOMPLETE RUN: this certificate certifies nothing (level none)")
+    state.lines += _partial_lines(selection, verdicts)
     state.lines.append(f"{ad.name} {ad.version} (generation {ad.generation}): {shield['message']}")
     state.lines += terminal_lines(verdicts, level, stale, state.expected_path)
     state.lines += [f"{'ERROR' if state.certify else 'WARNING'}: hypothesis settings differ: {line}"
@@ -140,11 +154,44 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
     if problems and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if state.certify:
-        _certify_status(session, state, verdicts, problems, len(hypothesis["disagreements"]))
+        _certify_status(session, state, verdicts, problems, len(hypothesis["disagreements"]),
+                        selection.partial)
+
+
+def _empty_selection(session: pytest.Session, state: RunState, selection: Selection) -> None:
+    """Nothing of the suite is left to run: a usage error, and no report is written."""
+    if selection.collected:
+        what = (f"the selection leaves none of the suite's {selection.collected} tests to run "
+                f"({'; '.join(selection.reasons)})")
+    else:
+        what = "no test of the conformance suite was collected (run: pytest --pyargs conformance.suite)"
+    state.lines = [f"ERROR: {what}: nothing was certified and no report was written"]
+    _discard_junit(state)
+    session.exitstatus = pytest.ExitCode.USAGE_ERROR
+
+
+def _selection_entry(selection: Selection, verdicts: dict[str, RuleVerdict]) -> dict[str, Any]:
+    covered = None
+    if selection.partial:
+        covered = [k for k, v in verdicts.items()
+                   if v.verdict not in ("not_selected", "not_applicable")]
+    return {"partial": selection.partial, "reasons": list(selection.reasons),
+            "rules_option": selection.rules, "covered_rules": covered}
+
+
+def _partial_lines(selection: Selection, verdicts: dict[str, RuleVerdict]) -> list[str]:
+    if not selection.partial:
+        return []
+    lines = [f"PARTIAL RUN: {reason}" for reason in selection.reasons]
+    left = sum(v.verdict == "not_selected" for v in verdicts.values())
+    covered = len(_selection_entry(selection, verdicts)["covered_rules"] or ())
+    lines.append(f"PARTIAL RUN: {covered} applicable rules have every test they need in this "
+                 f"run; {left} are not_selected; a partial run certifies nothing (level none)")
+    return lines
 
 
 def _certify_status(session: pytest.Session, state: RunState, verdicts: dict[str, RuleVerdict],
-                    problems: list[str], unsettled: int) -> None:
+                    problems: list[str], unsettled: int, partial: bool) -> None:
     bad = [k for k, v in verdicts.items()
            if v.rule.level in MUST_LEVELS and v.verdict in ("fail", "expected_failure", "untested")]
     if problems:
@@ -152,8 +199,19 @@ def _certify_status(session: pytest.Session, state: RunState, verdicts: dict[str
         if session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         return
+    must = [v for v in verdicts.values() if v.rule.level in MUST_LEVELS]
+    chosen = sum(v.verdict not in ("not_selected", "not_applicable") for v in must)
+    if partial and not bad and not unsettled and not chosen:
+        state.lines.append("certification FAILED: the selection runs every test of no MUST rule")
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        return
     if not bad and not unsettled:
-        state.lines.append("certification: every MUST rule passes")
+        state.lines.append(
+            f"certification of the selection only: its {chosen} MUST rule(s) pass; "
+            f"{sum(v.verdict == 'not_selected' for v in must)} MUST rule(s) were not selected, "
+            "so the implementation is not certified" if partial
+            else "certification: every MUST rule passes")
         return
     if bad:
         failing = sum(verdicts[k].verdict != "untested" for k in bad)
@@ -175,4 +233,4 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
     for line in state.lines:
         terminalreporter.write_line(line, yellow=line.startswith("WARNING"),
                                     red=line.startswith(("ERROR", "certification FAILED",
-                                                         "INCOMPLETE")))
+                                                         "INCOMPLETE", "PARTIAL")))

@@ -18,6 +18,7 @@ from .collection import (
     pytest_collection_finish,
     pytest_collection_modifyitems,
     pytest_deselected,
+    pytest_testnodedown,
     pytest_xdist_node_collection_finished,
 )
 from .finish import pytest_report_header, pytest_sessionfinish, pytest_terminal_summary
@@ -61,6 +62,7 @@ __all__ = [
     "pytest_sessionfinish",
     "pytest_sessionstart",
     "pytest_terminal_summary",
+    "pytest_testnodedown",
     "pytest_timeout_set_timer",
     "pytest_unconfigure",
     "pytest_xdist_node_collection_finished",

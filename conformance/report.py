@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -21,19 +21,23 @@ __all__ = [
     "aggregate",
     "badge",
     "level_reached",
+    "narrow",
     "normalise",
     "rule_entries",
     "summary",
     "terminal_lines",
 ]
 
-Verdict = Literal["pass", "fail", "expected_failure", "not_applicable", "untested"]
+Verdict = Literal["pass", "fail", "expected_failure", "not_applicable", "untested", "not_selected"]
 #: Every verdict, in the order reports show them.
-VERDICTS: tuple[Verdict, ...] = ("pass", "fail", "expected_failure", "not_applicable", "untested")
+VERDICTS: tuple[Verdict, ...] = ("pass", "fail", "expected_failure", "not_applicable", "untested",
+                                 "not_selected")
+#: The verdicts a certificate of schema version 2 (before partial runs) knows.
+VERDICTS_V2: tuple[Verdict, ...] = VERDICTS[:5]
 MUST_LEVELS = ("MUST", "MUST NOT")
 SHOULD_LEVELS = ("SHOULD", "SHOULD NOT")
 _SHORT = {"pass": "pass", "fail": "fail", "expected_failure": "xfail", "not_applicable": "n/a",
-          "untested": "untested"}
+          "untested": "untested", "not_selected": "not sel."}
 Status = Literal["passed", "failed", "not_applicable", "skipped"]
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
@@ -182,6 +186,15 @@ def aggregate(catalogue: Catalogue, generation: str, outcomes: Iterable[TestOutc
     return out
 
 
+def narrow(verdicts: Mapping[str, RuleVerdict], covers: Callable[[str], bool]) -> None:
+    """A partial run: a rule some of whose tests did not run (``covers`` says which do) has no
+    verdict but ``not_selected``, unless it failed (a failure stands in any selection) or does
+    not apply to the implementation at all."""
+    for rule_id, v in verdicts.items():
+        if v.verdict in ("pass", "untested") and not covers(rule_id):
+            v.verdict = "not_selected"
+
+
 def summary(verdicts: Mapping[str, RuleVerdict]) -> dict[str, int]:
     """How many rules got each verdict."""
     counts: dict[str, int] = dict.fromkeys(VERDICTS, 0)
@@ -227,8 +240,15 @@ def _must_counts(verdicts: Mapping[str, RuleVerdict]) -> tuple[int, int, int, in
 
 
 def badge(verdicts: Mapping[str, RuleVerdict], level: Mapping[str, Any]) -> dict[str, Any]:
-    """A shields.io endpoint document: ``MUST 81/81`` or ``fails 3 MUST``."""
+    """A shields.io endpoint document: ``MUST 81/81``, ``fails 3 MUST`` or, for a partial
+    run, ``partial: MUST 7/7`` (of the MUST rules whose every test ran)."""
     passed, failed, untested, total = _must_counts(verdicts)
+    unselected = sum(v.verdict == "not_selected" for v in verdicts.values()
+                     if v.rule.level in MUST_LEVELS)
+    if unselected and not failed:
+        return {"schemaVersion": 1, "label": "tfmode conformance",
+                "message": f"partial: MUST {passed}/{total - unselected}",
+                "color": "lightgrey"}
     if failed:
         message, color = f"fails {failed} MUST", "red"
     else:
@@ -271,7 +291,7 @@ def terminal_lines(verdicts: Mapping[str, RuleVerdict], level: Mapping[str, Any]
             totals[x] += row[x]
     lines.append(f"{'total':<10}" + "".join(f"{totals[x]:>10}" for x in VERDICTS))
     for rule_id, v in verdicts.items():
-        if v.verdict in ("pass", "not_applicable"):
+        if v.verdict in ("pass", "not_applicable", "not_selected"):
             continue
         detail = ""
         if v.failures:

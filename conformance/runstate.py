@@ -13,6 +13,7 @@ from spec.catalogue import Catalogue
 from .check import Target
 from .observed import Observed
 from .report import TestOutcome
+from .selection import Selection
 
 SUITE = "conformance.suite"
 DEFAULT_IMPL = "reference_impl"
@@ -48,6 +49,13 @@ class RunState:
     junit_tmp: Path | None = None
     outcomes: dict[str, TestOutcome] = field(default_factory=dict)
     coverage: dict[str, list[str]] = field(default_factory=dict)
+    #: ``--rules``: the rules chosen (None: not given)
+    rules: tuple[str, ...] | None = None
+    #: {node ID: rule markers} of every suite test collected, and the suite modules they are in
+    collected: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    modules: set[str] = field(default_factory=set)
+    #: what the run selected of the suite (on the controller: as a worker reported it)
+    selection: Selection | None = None
     generations: dict[str, tuple[str, ...]] = field(default_factory=dict)
     feature_rules: dict[str, set[str]] = field(default_factory=dict)
     not_applicable: set[str] = field(default_factory=set)
