@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from .activation import load
+from .api import Certificate, certify
 from .check import Target
 from .excusal import Excusals
 from .runstate import DEFAULT_IMPL, DEFAULT_TIMEOUT, KEY, state_of
@@ -70,3 +74,19 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if state is not None and isinstance(state.adapter, SandboxedImplementation):
         state.adapter.close()  # kills the child: threads it left looping cannot hold the exit
 
+
+
+@pytest.fixture(scope="session")
+def tfmode_certify(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Certificate]:
+    """:func:`conformance.certify` for a project's own tests: the same arguments, the reports in
+    a temporary folder; each distinct call runs once per session and is then remembered."""
+    done: dict[str, Certificate] = {}
+
+    def run(impl: str, **options: Any) -> Certificate:
+        key = json.dumps([impl, options], sort_keys=True, default=str)
+        if key not in done:
+            options.setdefault("reports_dir", tmp_path_factory.mktemp("tfmode-certify"))
+            done[key] = certify(impl, **options)
+        return done[key]
+
+    return run

@@ -30,6 +30,7 @@ from .fixtures import (
     rule_coverage,
     rule_generations,
     rule_timeout,
+    tfmode_certify,
 )
 from .recording import (
     RuleTimeout,
@@ -70,6 +71,7 @@ __all__ = [
     "rule_generations",
     "rule_timeout",
     "suite_active",
+    "tfmode_certify",
 ]
 
 #: The name of this plugin's pytest11 entry point (pyproject.toml).
