@@ -30,7 +30,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from . import data, misc, model, rules, suite, texts
-from .nodes import skip, tfm_svg, visit_tfm_svg_html
+from .nodes import skip, tfm_svg, tfm_text, visit_tfm_svg_html, visit_tfm_text_html
 
 
 def _builder_inited(app: Sphinx) -> None:
@@ -49,6 +49,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         man=(skip, None),
         texinfo=(skip, None),
     )
+    app.add_node(tfm_text, html=(visit_tfm_text_html, None))
     app.add_directive("tfm-area", rules.AreaDirective)
     app.add_directive("tfm-rule-table", rules.RuleTableDirective)
     app.add_directive("tfm-area-toctree", rules.AreaToctreeDirective)
