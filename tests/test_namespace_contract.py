@@ -16,63 +16,12 @@ from typing import Any
 
 import pytest
 
-import reference_impl
 from conformance import namespace as contract
 from conformance.adapter import AdapterError, NamespaceAdapter
+from tests.namespace_copies import copy_2022, copy_stack, remove
 
 ROOT = Path(__file__).resolve().parents[1]
 PREFIX = " is not a torch-like namespace"
-
-
-def _module(name: str, source: types.ModuleType) -> types.ModuleType:
-    copy = types.ModuleType(name)
-    copy.__dict__.update({k: v for k, v in vars(source).items() if k != "__name__"})
-    return copy
-
-
-def _class(source: type, **extra: Any) -> type:
-    body = {k: v for k, v in vars(source).items() if k not in ("__dict__", "__weakref__")}
-    return type(source.__name__, source.__bases__, body | extra)
-
-
-def _enter(self: Any) -> Any:
-    return self
-
-
-def _exit(self: Any, *exc: object) -> None:
-    return None
-
-
-def copy_2022(name: str = "halfns") -> types.ModuleType:
-    """reference_impl again, with module, ``overrides``, ``_C`` and ``Tensor`` copied so that
-    any name can be deleted from the copy."""
-    ns = _module(name, reference_impl)
-    ns.overrides = _module(f"{name}.overrides", reference_impl.overrides)  # type: ignore[attr-defined]
-    ns._C = _module(f"{name}._C", reference_impl._C)  # type: ignore[attr-defined]
-    ns.Tensor = _class(reference_impl.Tensor)  # type: ignore[attr-defined]
-    return ns
-
-
-def copy_stack(name: str = "stackns") -> types.ModuleType:
-    """A stack-generation namespace made from reference_impl: the 2022 names removed, the
-    stack's added (only the names matter here; the copy is never run)."""
-    ns = copy_2022(name)
-    for path in contract.required("2022"):
-        remove(ns, path)
-    mode = type("TorchFunctionMode", (), {"__enter__": _enter, "__exit__": _exit})
-    ns.overrides.TorchFunctionMode = mode  # type: ignore[attr-defined]
-    ns.overrides._get_current_function_mode_stack = list  # type: ignore[attr-defined]
-    ns.overrides._pop_mode = lambda: None  # type: ignore[attr-defined]
-    ns._C._len_torch_function_stack = lambda: 0  # type: ignore[attr-defined]
-    return ns
-
-
-def remove(ns: object, path: str) -> None:
-    *parents, last = path.split(".")
-    owner = ns
-    for part in parents:
-        owner = getattr(owner, part)
-    delattr(owner, last)
 
 
 def refusal(ns: types.ModuleType) -> str:
@@ -140,11 +89,11 @@ def test_a_namespace_of_no_generation_is_told_both_lists() -> None:
 
 def test_optional_names_give_features_not_errors() -> None:
     ns = copy_stack()
-    ns._C.DisableTorchFunctionSubclass = object  # type: ignore[attr-defined]
+    ns._C.DisableTorchFunctionSubclass = object
     assert NamespaceAdapter(ns).features == {"python-path", "disable-subclass"}
     assert NamespaceAdapter(copy_2022()).features == {"python-path", "subclass-as-mode", "raw-slot"}
     ns = copy_2022()
-    ns._C.DisableTorchFunctionSubclass = object  # type: ignore[attr-defined]
+    ns._C.DisableTorchFunctionSubclass = object
     assert "disable-subclass" in NamespaceAdapter(ns).features
 
 
@@ -184,9 +133,7 @@ def test_the_adapter_looks_up_exactly_the_contracts_names(make: Any) -> None:
 
 def test_the_suite_reports_a_missing_method_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "notolist.py").write_text(
-        "import sys\n"
-        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
-        "from test_namespace_contract import copy_2022, remove\n"
+        "from tests.namespace_copies import copy_2022, remove\n"
         "ns = copy_2022('notolist')\n"
         "remove(ns, 'Tensor.tolist')\n"
         "globals().update({k: v for k, v in vars(ns).items() if not k.startswith('__')})\n",
