@@ -7,21 +7,18 @@ import importlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager as ContextManager
 from types import ModuleType
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from spec.model.scenario import Disable, Enable, EnableInside, PushInside, Scenario, SetRaw
 from spec.texts import release_key
 
-Generation = Literal["2022", "stack"]
+from . import namespace as contract
+from .namespace import Generation as Generation  # re-exported: diff and sandbox use it
 
 #: Optional features an adapter may declare; rules that need an undeclared
-#: feature are "not applicable".
-FEATURES = (
-    "python-path",        # func("handle_torch_function") and a Python-implemented split
-    "subclass-as-mode",   # enable_torch_function_mode(TensorSubclass)
-    "raw-slot",           # _get/_set_torch_function_mode
-    "disable-subclass",   # DisableTorchFunctionSubclass (stack generation)
-)
+#: feature are "not applicable". What each is, and how NamespaceAdapter detects it, is in
+#: conformance.namespace.FEATURES.
+FEATURES = tuple(feature.name for feature in contract.FEATURES)
 
 
 def features_needed(scenario: Scenario) -> frozenset[str]:
@@ -62,8 +59,8 @@ class Adapter(Protocol):
     An adapter for an implementation that is not shaped like a torch
     namespace implements this protocol in one short file (see the docs page
     "Writing an adapter"); :class:`NamespaceAdapter` covers every namespace
-    that has the names in ``REQUIRED_EVERYWHERE`` and those of one generation
-    (``REQUIRED_2022`` or ``REQUIRED_STACK``) below.
+    that has the names of ``conformance.namespace.NAMES`` that one generation requires
+    (the docs page "The namespace contract" shows them).
     """
 
     #: The implementation's name and version, for the report and certificate.
@@ -103,21 +100,10 @@ class Adapter(Protocol):
     def reset(self) -> list[str]: ...
 
 
-REQUIRED_EVERYWHERE = (
-    "Tensor", "Tensor.add", "Tensor.neg", "Tensor.tolist", "Tensor.as_subclass",
-    "Tensor.__torch_function__",
-    "tensor", "add", "sub", "mul", "div", "max", "neg", "mean", "cat", "ones", "split",
-    "overrides.TorchFunctionMode", "overrides.BaseTorchFunctionMode",
-    "overrides.handle_torch_function", "overrides.has_torch_function",
-    "overrides.has_torch_function_unary", "overrides.has_torch_function_variadic",
-    "_C._disabled_torch_function_impl", "_C.DisableTorchFunction",
-)
-REQUIRED_2022 = (
-    "overrides.push_torch_function_mode", "overrides.enable_torch_function_mode",
-    "overrides.TorchFunctionModeMeta", "_C._get_torch_function_mode",
-    "_C._set_torch_function_mode",
-)
-REQUIRED_STACK = ("_C._len_torch_function_stack", "overrides._get_current_function_mode_stack")
+#: The names every namespace has, and those of each generation (conformance.namespace.NAMES).
+REQUIRED_EVERYWHERE = contract.required()
+REQUIRED_2022 = contract.required("2022")
+REQUIRED_STACK = contract.required("stack")
 
 
 def _flatten(values: Any) -> list[Any]:
@@ -145,17 +131,12 @@ class NamespaceAdapter:
     """Drives any module shaped like a torch namespace, by its import name alone."""
 
     def __init__(self, module: ModuleType) -> None:
-        missing = [n for n in REQUIRED_EVERYWHERE if not _has(module, n)]
-        if missing:
-            raise AdapterError(f"{module.__name__} is not a torch-like namespace: it has no "
-                               f"{', '.join(missing)}")
-        if all(_has(module, n) for n in REQUIRED_2022):
-            self.generation: Generation = "2022"
-        elif all(_has(module, n) for n in REQUIRED_STACK):
-            self.generation = "stack"
-        else:
-            raise AdapterError(f"{module.__name__} has neither the 2022 mode API "
-                               "(push/enable_torch_function_mode) nor the mode stack")
+        verdict = contract.check(lambda name: _has(module, name))
+        problem = contract.problem(module.__name__, verdict)
+        if problem is not None:
+            raise AdapterError(problem)
+        assert verdict.generation is not None  # problem() names a module of no generation
+        self.generation: Generation = verdict.generation
         self.ns = module
         self.name = module.__name__
         self.version = str(getattr(module, "__version__", "unknown"))
@@ -166,12 +147,7 @@ class NamespaceAdapter:
         self.TorchFunctionMode: type = module.overrides.TorchFunctionMode
         self.BaseTorchFunctionMode: type = module.overrides.BaseTorchFunctionMode
         self.disabled_impl: object = module._C._disabled_torch_function_impl
-        feats = {"python-path"}
-        if self.generation == "2022":
-            feats |= {"subclass-as-mode", "raw-slot"}
-        if _has(module, "_C.DisableTorchFunctionSubclass"):
-            feats.add("disable-subclass")
-        self.features = frozenset(feats)
+        self.features = contract.features(self.generation, lambda name: _has(module, name))
         self.stack_version: str | None = None
         if self.generation == "stack":
             self.stack_version = "1.13" if self.version.startswith("1.") else "2.x"

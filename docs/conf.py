@@ -43,8 +43,8 @@ extensions = [
 ]
 
 root_doc = "index"
-exclude_patterns = ["_build", "_generated/*.rst", "examples", "test_anchors.py",
-                    "requirements.txt", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "_generated/*.rst", "examples", "test_*.py", "conftest.py",
+                    "htmlpage.py", "requirements.txt", "Thumbs.db", ".DS_Store"]
 templates_path: list[str] = []
 nitpicky = True
 default_role = "literal"

@@ -17,6 +17,8 @@ Directives
     ``tfm-certificate-schema`` every field of certificate.json, from its JSON Schema
     ``tfm-certificate-example`` a certificate, checked against the schema
     ``tfm-command``            ``python -m ...`` run at build time, shown with its output
+    ``tfm-texts``              the error and warning texts per release, exactly as required
+    ``tfm-namespace-contract`` the names a namespace exposes per generation, and the features
 Roles
     ``:rule:``                 a rule ID, linked to its anchor
     ``:tfm-opt:``              a command-line option, checked against the conformance plugin
@@ -29,8 +31,8 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from . import data, misc, model, rules, suite, texts
-from .nodes import skip, tfm_svg, visit_tfm_svg_html
+from . import contract, data, misc, model, rules, suite, texts
+from .nodes import skip, tfm_svg, tfm_text, visit_tfm_svg_html, visit_tfm_text_html
 
 
 def _builder_inited(app: Sphinx) -> None:
@@ -49,6 +51,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         man=(skip, None),
         texinfo=(skip, None),
     )
+    app.add_node(tfm_text, html=(visit_tfm_text_html, None))
     app.add_directive("tfm-area", rules.AreaDirective)
     app.add_directive("tfm-rule-table", rules.RuleTableDirective)
     app.add_directive("tfm-area-toctree", rules.AreaToctreeDirective)
@@ -64,6 +67,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("tfm-certificate-example", suite.CertificateExampleDirective)
     app.add_directive("tfm-command", suite.CommandDirective)
     app.add_directive("tfm-texts", texts.TextsDirective)
+    app.add_directive("tfm-namespace-contract", contract.NamespaceContractDirective)
     app.add_role("rule", rules.rule_role)
     app.add_role("tfm-opt", misc.option_role)
 

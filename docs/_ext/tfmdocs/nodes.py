@@ -1,4 +1,5 @@
-"""The inline-SVG node: written into HTML as it is, with rule links made relative to the page."""
+"""Nodes of our own: the inline SVG (written into HTML as it is, with rule links made relative
+to the page) and a required text (written character for character)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,21 @@ def visit_tfm_svg_html(self: HTML5Translator, node: tfm_svg) -> None:
         return f'href="{uri}"'
 
     self.body.append(_RULE_HREF.sub(link, node["svg"]))
+    raise nodes.SkipNode
+
+
+class tfm_text(nodes.literal):
+    """A required error or warning text: in HTML, ``<code class="tfm-text">`` holding exactly
+    the text (escaped, nothing else), shown with ``white-space: pre-wrap`` so that runs of spaces,
+    leading spaces and line breaks show as they are; other builders treat it as a literal."""
+
+
+def visit_tfm_text_html(self: HTML5Translator, node: tfm_text) -> None:
+    # Sphinx's own literal splits its text into words and writes a run of spaces as
+    # non-breaking ones, which a reader copies as other characters: not for a required text.
+    self.body.append(self.starttag(node, "code", "", CLASS="tfm-text docutils literal notranslate"))
+    self.body.append(self.encode(node.astext()))
+    self.body.append("</code>")
     raise nodes.SkipNode
 
 

@@ -15,6 +15,7 @@ from spec.catalogue import Area, Rule
 
 from . import data as tfm_data
 from .inline import RULE_ID, paragraphs, rule_ref
+from .texts import rule_texts
 
 
 def _register_anchor(directive: SphinxDirective, rule: Rule, section: nodes.section) -> None:
@@ -119,6 +120,7 @@ class AreaDirective(SphinxDirective):
         statement = nodes.container(classes=["tfm-statement"])
         statement.extend(paragraphs(rule.statement, docname, levels=True))
         section += statement
+        section.extend(rule_texts(rule.id, doc_link("/texts", "Texts per release", docname)))
 
         section += _rubric("Rationale")
         section.extend(paragraphs(rule.rationale, docname))

@@ -1,11 +1,16 @@
-"""``.. tfm-texts::`` — the error and warning texts per release, generated from spec/texts.toml."""
+"""The error and warning texts per release, from spec/texts.toml: ``.. tfm-texts::`` (every
+kind on one page) and the table of required texts on the page of each TEXT rule. A text is
+always shown by :func:`~tfmdocs.inline.required_text`, character for character."""
 
 from __future__ import annotations
 
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
+from spec.texts import Entry, Kind, load_texts
+
 from . import data as tfm_data
+from .inline import required_text, spaced
 
 
 def _row(*cells: nodes.Node) -> nodes.row:
@@ -32,13 +37,46 @@ def _table(head: tuple[str, ...], rows: list[nodes.row], widths: tuple[int, ...]
     return table
 
 
+def _span(entry: Entry) -> str:
+    first, last = entry.releases[0], entry.releases[-1]
+    return first if first == last else f"{first} … {last}"
+
+
+def _shown(entry: Entry) -> nodes.paragraph:
+    if entry.text is None:
+        return nodes.paragraph("", "", nodes.emphasis(text=entry.status))
+    return nodes.paragraph("", "", *required_text(entry.text), classes=["tfm-text-cell"])
+
+
+def _kinds_of(rule_id: str) -> list[Kind]:
+    return [kind for kind in load_texts().kinds.values() if kind.rule == rule_id]
+
+
+def rule_texts(rule_id: str, link: nodes.Node) -> list[nodes.Node]:
+    """For a TEXT rule's section: each kind of text it checks, with its text in every release
+    (none for a rule of another area). ``link`` leads to the page of all texts."""
+    kinds = _kinds_of(rule_id)
+    if not kinds:
+        return []
+    rows = [_row(nodes.paragraph("", "", nodes.literal(text=kind.name)),
+                 nodes.paragraph(text=_span(entry)), _shown(entry))
+            for kind in kinds for entry in kind.entries]
+    intro = nodes.paragraph()
+    intro += nodes.Text("The texts this rule requires, as the table holds them (every release "
+                        "side by side: ")
+    intro += link
+    intro += nodes.Text("). Spaces, backticks and line breaks are part of each text.")
+    return [nodes.rubric("Required texts", "Required texts", classes=["tfm-rubric"]), intro,
+            _table(("kind", "releases", "text"), rows, (20, 14, 66))]
+
+
 class TextsDirective(SphinxDirective):
     """One section per kind of text: its TEXT rule, then a row per entry (releases, text, evidence)."""
 
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        from spec.texts import TEXTS_FILE, load_texts
+        from spec.texts import TEXTS_FILE
 
         tfm_data.note_generated(self.env)
         self.env.note_dependency(str(TEXTS_FILE))
@@ -55,14 +93,9 @@ class TextsDirective(SphinxDirective):
             section += intro
             rows = []
             for entry in kind.entries:
-                first, last = entry.releases[0], entry.releases[-1]
-                span = first if first == last else f"{first} … {last}"
-                shown: nodes.Node = nodes.emphasis(text=entry.status)
-                if entry.text is not None:
-                    shown = nodes.literal_block(text=entry.text, language="text")
-                evidence = nodes.paragraph(text=f"{entry.evidence.kind}: {entry.evidence.ref} — "
-                                                f"{entry.evidence.note}")
-                rows.append(_row(nodes.paragraph(text=span), shown, evidence))
+                evidence = nodes.paragraph("", "", *spaced(
+                    f"{entry.evidence.kind}: {entry.evidence.ref} — {entry.evidence.note}"))
+                rows.append(_row(nodes.paragraph(text=_span(entry)), _shown(entry), evidence))
             section += _table(("releases", "text", "evidence"), rows, (12, 50, 38))
             out.append(section)
         return out
