@@ -75,6 +75,10 @@ def _wrap_torch_function(handler: Callable[..., Any]) -> Callable[..., Any]:
     That is ``with enable_torch_function_mode(self.inner): return handler(...)``. Inside a
     dispatch the slot is clear and ``inner`` is a mode or None; that case, which passes every
     check of enable_torch_function_mode, is done here without building the context manager.
+
+    ``handler`` is whatever the class body bound, called as a function: a classmethod object
+    is not callable, so a mode whose handler is one fails here with TypeError before any of
+    its code runs (TFM_PUSH_010).
     """
 
     @functools.wraps(handler)

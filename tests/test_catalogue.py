@@ -66,6 +66,7 @@ PLANNED_IDS: tuple[str, ...] = (
     "TFM_PUSH_007",
     "TFM_PUSH_008",
     "TFM_PUSH_009",
+    "TFM_PUSH_010",
     "TFM_ENABLE_001",
     "TFM_ENABLE_002",
     "TFM_ENABLE_003",
@@ -123,6 +124,7 @@ PLANNED_2022_ONLY: tuple[str, ...] = (
     "TFM_REENTRY_005",
     "TFM_REENTRY_006",
     "TFM_ERROR_002",
+    "TFM_PUSH_010",
 )
 
 #: The stack generation's own rules (area STACK), added with the stack profile.

@@ -473,8 +473,10 @@ class Engine:
                         return self.call(h.func, h.args, dict(h.kwargs), spread=True)
                 decl = self.sc.mode_named(mode.name)
                 assert decl is not None
-                if decl.classmethod_handler:
-                    raise Unspecified("the 2022 metaclass cannot wrap a classmethod handler")
+                if decl.classmethod_handler:  # TFM_PUSH_010: the wrapper calls the classmethod object
+                    self._note(f"{mode.label}'s __torch_function__ is a classmethod: the metaclass "
+                               "wrapper calls the classmethod object itself", "TFM_PUSH_010")
+                    raise ModelRaise("TypeError", msg.classmethod_not_callable(), ("TFM_PUSH_010",))
                 inner = self.inner.get(mode)
                 current_rules = ["TFM_REENTRY_004" if inner is not None else "TFM_REENTRY_005"]
                 if inner is not None and inner.kind == "base":

@@ -64,7 +64,8 @@ def render(scenario: Scenario, trace: Trace) -> str:
         behaviour = "" if cls.behaviour is None else f", handler does {action_to(cls.behaviour.default)}"
         lines.append(f"  class {cls.name}({cls.parent}): {cls.handler} handler{behaviour}")
     for mode in scenario.modes:
-        lines.append(f"  mode {mode.name}: handler does {action_to(mode.behaviour.default)}"
+        kind = "classmethod handler" if mode.classmethod_handler else "handler"
+        lines.append(f"  mode {mode.name}: {kind} does {action_to(mode.behaviour.default)}"
                      + "".join(f"; on {f}: {action_to(a)}" for f, a in mode.behaviour.on))
     if scenario.call is not None:
         call = scenario.call

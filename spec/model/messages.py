@@ -16,8 +16,8 @@ from spec.texts import TextTable, load_texts
 from .limits import Unspecified
 from .trace import Message, MessagePart, Ref
 
-__all__ = ["TextAbsent", "Texts", "already_active", "concat", "enable_bad_type", "multiple_dispatch_failed",
-           "no_implementation", "push_instance", "ref"]
+__all__ = ["TextAbsent", "Texts", "already_active", "classmethod_not_callable", "concat", "enable_bad_type",
+           "multiple_dispatch_failed", "no_implementation", "push_instance", "ref"]
 
 _PLACEHOLDER = re.compile(r"\{([a-z]+)\}")
 
@@ -117,6 +117,12 @@ def enable_bad_type(texts: Texts, target: str) -> Message:
     """TFM_ENABLE_008: ``target`` is ``@class:M`` (a mode class) or ``@object``."""
     shown = "@meta" if target.startswith("@class:") else "@object"
     return texts.message("enable-bad-type", type=ref("type", shown, "TFM_ENABLE_008"))
+
+
+def classmethod_not_callable() -> Message:
+    """TFM_PUSH_010: the 2022 metaclass wrapper calls a classmethod object. The text is
+    Python's own (the same on 3.10 to 3.13), not a torch release's, so it is not in the table."""
+    return Message(("'classmethod' object is not callable",), (("TFM_PUSH_010",),))
 
 
 def plain(text: str) -> Message:
