@@ -16,7 +16,6 @@ from spec.model.scenario import (
     EnableInside,
     Forward,
     ListArg,
-    ModeDecl,
     NotImpl,
     PushInside,
     Redispatch,
@@ -109,7 +108,7 @@ def _candidates(s: Scenario) -> Iterator[Scenario]:
             yield replace(s, call=call)
     for i, mode in enumerate(s.modes):
         for b in _simpler_behaviours(mode.behaviour):
-            yield replace(s, modes=s.modes[:i] + (ModeDecl(mode.name, b),) + s.modes[i + 1:])
+            yield replace(s, modes=s.modes[:i] + (replace(mode, behaviour=b),) + s.modes[i + 1:])
     for i, cls in enumerate(s.classes):
         options: list[ClassDecl] = []
         if cls.parent != "Tensor" and cls.kind == "tensor":
