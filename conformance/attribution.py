@@ -6,6 +6,7 @@ from spec.model.scenario import Disable, Enable, Enter, Push, Scenario, SetRaw
 from spec.model.trace import (
     ANY_DICT,
     Constructed,
+    Event,
     HandlerRun,
     Installed,
     Message,
@@ -101,7 +102,7 @@ def _text_rules(expected: Message, text: str, naming: Naming) -> tuple[str, ...]
     return expected.rules_for(part) if part >= 0 else ()
 
 
-def _outcome_rules(expected: Outcome, observed: Outcome, naming: Naming) -> tuple[str, ...]:
+def outcome_rules(expected: Outcome, observed: Outcome, naming: Naming) -> tuple[str, ...]:
     """The rules of the outcome's part that differs: for the right exception with a wrong text,
     those of the first part of the text that differs, where the model tags its parts."""
     if isinstance(expected, Raised) and isinstance(observed, Raised) and (
@@ -112,6 +113,27 @@ def _outcome_rules(expected: Outcome, observed: Outcome, naming: Naming) -> tupl
     return expected.rules
 
 
+def event_rules(expected: Trace, exp: Event | None, obs: Event | None,
+                naming: Naming) -> tuple[str, ...]:
+    """The rules a pair of differing events of ``expected`` and an observation breaks (one
+    side ``None`` past its end): per field for a handler run, per part for a warning's text."""
+    if isinstance(obs, WarningEmitted) and not isinstance(exp, WarningEmitted):
+        return _NO_WARNING
+    if exp is None:
+        return expected.outcome.rules
+    if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
+        name = differing_field(exp, obs, naming)
+        if name is not None:
+            return _types_rules(exp, obs) if name == "types" else exp.rules_for(name)
+    if isinstance(exp, HandlerRun):
+        return exp.rules_for("who")
+    if isinstance(exp, WarningEmitted) and isinstance(obs, WarningEmitted) and (
+            exp.category == obs.category):
+        return _text_rules(exp.message, obs.message.render(), naming) or exp.rules
+    assert isinstance(exp, (WarningEmitted, Installed, Constructed, Settled))
+    return exp.rules
+
+
 def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming) -> tuple[str, ...]:
     """The rules the first divergence breaks; empty when the observation matches the prediction."""
     if not differences(expected, observed, naming):
@@ -120,21 +142,7 @@ def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Nami
     divergence = first_divergence(expected, observed, naming)
     if divergence is not None:
         _, exp, obs = divergence
-        if isinstance(obs, WarningEmitted) and not isinstance(exp, WarningEmitted):
-            return _NO_WARNING
-        if exp is None:
-            return expected.outcome.rules
-        if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
-            name = differing_field(exp, obs, naming)
-            if name is not None:
-                return _types_rules(exp, obs) if name == "types" else exp.rules_for(name)
-        if isinstance(exp, HandlerRun):
-            return exp.rules_for("who")
-        if isinstance(exp, WarningEmitted) and isinstance(obs, WarningEmitted) and (
-                exp.category == obs.category):
-            return _text_rules(exp.message, obs.message.render(), naming) or exp.rules
-        assert isinstance(exp, (WarningEmitted, Installed, Constructed, Settled))
-        return exp.rules
+        return event_rules(expected, exp, obs, naming)
     if differences(Trace((), expected.outcome, None), Trace((), observed.outcome, None), naming):
-        return _outcome_rules(expected.outcome, observed.outcome, naming)
+        return outcome_rules(expected.outcome, observed.outcome, naming)
     return leak_rules(scenario, expected, observed)

@@ -13,6 +13,7 @@ from . import noise
 from .adapter import Adapter, release_of
 from .attribution import attribute, leak_rules
 from .compare import Naming, differences
+from .divergence import describe_differences
 from .excusal import Excusals, Judged, judge
 from .isolation import ScenarioTimeout, time_limit
 from .runner import execute
@@ -113,6 +114,8 @@ def check(scenario: Scenario, adapter: Target, seconds: float | None = None,
 
     judged = judge(scenario, expected, observed, naming, excused, repredict) if diff else Judged((), ())
     rules = judged.rules
+    if diff:  # the same differences, each with its rules, its field and its full values
+        diff = tuple(describe_differences(expected, observed, naming, scenario)) or diff
     if leaked:
         diff += tuple(f"state left behind after the scenario: {x}" for x in leaked)
         if not judged.failed:

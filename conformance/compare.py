@@ -132,26 +132,27 @@ def differences(expected: Trace, observed: Trace, naming: Naming) -> list[str]:
         exp = expected.events[i] if i < len(expected.events) else None
         obs = observed.events[i] if i < len(observed.events) else None
         if exp is None or obs is None or not event_matches(exp, obs, naming):
-            out.append(f"event {i}: expected {_show(exp)}, observed {_show(obs)}")
+            out.append(f"event {i}: expected {show_event(exp)}, observed {show_event(obs)}")
             break  # later events are knock-on effects
     eo, oo = expected.outcome, observed.outcome
     if isinstance(eo, Returned):
         if not isinstance(oo, Returned) or not values_equal(eo.value, oo.value):
-            out.append(f"outcome: expected return {eo.value!r}, observed {_show_outcome(oo)}")
+            out.append(f"outcome: expected return {eo.value!r}, observed {show_outcome(oo)}")
     else:
         assert isinstance(eo, Raised)
         text = oo.message.render() if isinstance(oo, Raised) else ""
         if not (isinstance(oo, Raised) and oo.exc_type == eo.exc_type
                 and message_pattern(eo.message, naming).fullmatch(text)):
             out.append(f"outcome: expected {eo.exc_type}({eo.message.render(naming)!r}), "
-                       f"observed {_show_outcome(oo)}")
+                       f"observed {show_outcome(oo)}")
     if expected.after != observed.after:
         out.append(f"after the scenario: expected current mode {expected.after!r}, "
                    f"observed {observed.after!r}")
     return out
 
 
-def _show(event: Event | None) -> str:
+def show_event(event: Event | None) -> str:
+    """An event as a failure shows it (its rules left out), or "nothing"."""
     if event is None:
         return "nothing"
     if isinstance(event, WarningEmitted):
@@ -159,7 +160,8 @@ def _show(event: Event | None) -> str:
     return repr(_norm(event))
 
 
-def _show_outcome(o: Returned | Raised) -> str:
+def show_outcome(o: Returned | Raised) -> str:
+    """An outcome as a failure shows it: ``return VALUE`` or ``Type('text')``."""
     if isinstance(o, Returned):
         return f"return {o.value!r}"
     return f"{o.exc_type}({o.message.render()!r})"
@@ -167,5 +169,5 @@ def _show_outcome(o: Returned | Raised) -> str:
 
 def show_trace(trace: Trace) -> str:
     """Every event of ``trace`` and its outcome, in full, as :func:`differences` shows them."""
-    parts = [_show(event) for event in trace.events] + [_show_outcome(trace.outcome)]
+    parts = [show_event(event) for event in trace.events] + [show_outcome(trace.outcome)]
     return "; ".join(parts)

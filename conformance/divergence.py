@@ -1,0 +1,169 @@
+"""Says how an observation departs from the model's prediction, in terms an implementer can act on.
+
+Each difference is one block: where it is (an event and its field, the outcome, the mode left
+current), the rules that decide it, the full expected and observed values, and where two texts
+differ, the character where they part (:mod:`conformance.textdiff`). The first block is the
+first divergence, the one a failure is attributed to; the blocks after it may be its
+consequences.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from spec.model.scenario import Scenario
+from spec.model.trace import (
+    ANY_DICT,
+    NONE_OR_EMPTY,
+    Constructed,
+    Event,
+    HandlerRun,
+    Installed,
+    Message,
+    Outcome,
+    Raised,
+    Returned,
+    Settled,
+    Trace,
+    WarningEmitted,
+)
+
+from .attribution import event_rules, leak_rules, outcome_rules
+from .compare import (
+    Naming,
+    align,
+    differences,
+    differing_field,
+    differing_part,
+    first_divergence,
+    message_pattern,
+    show_event,
+    show_outcome,
+)
+from .textdiff import first_difference, shorten, text_diff
+
+__all__ = ["block", "describe_differences", "text_offsets"]
+
+_KINDS: dict[type, str] = {HandlerRun: "a handler run", WarningEmitted: "a warning",
+                           Installed: "a set-up step entered", Constructed: "a mode constructed",
+                           Settled: "the call settled"}
+
+
+def block(where: str, rules: tuple[str, ...], expected: str, observed: str,
+          extra: list[str] | None = None) -> list[str]:
+    """One difference: ``where`` (decided by ``rules``), then the expected and observed values."""
+    head = f"{where} [{', '.join(rules)}]" if rules else where
+    return [f"{head}:", f"  expected: {expected}", f"  observed: {observed}", *(extra or [])]
+
+
+def text_offsets(message: Message, text: str, naming: Naming) -> tuple[int, int]:
+    """Where ``text`` first departs from ``message`` rendered with ``naming``: the index in the
+    rendered expected text and the index in ``text`` (they differ after an object's repr that
+    the expected text leaves open)."""
+    part = differing_part(message, text, naming)
+    if part is None:  # every part matches: the observed text goes on past the expected one
+        found = message_pattern(message, naming).match(text)
+        return len(message.render(naming)), found.end() if found else 0
+    prefix = Message(message.parts[:part])
+    found = message_pattern(prefix, naming).match(text)
+    exp_at, obs_at = len(prefix.render(naming)), found.end() if found else 0
+    piece = message.parts[part]
+    literal = piece if isinstance(piece, str) else naming.get((piece.kind, piece.name))
+    if literal is None:  # an object the text names with a repr of its own
+        return exp_at, obs_at
+    k = first_difference(literal, text[obs_at:])
+    k = len(literal) if k is None else k
+    return exp_at + k, obs_at + k
+
+
+def _open_parts(message: Message, naming: Naming) -> list[str]:
+    """A note on the parts of ``message`` that match any text (objects of unknown repr)."""
+    shown = [f"<{p.kind} {p.name}>" for p in message.parts
+             if not isinstance(p, str) and (p.kind, p.name) not in naming]
+    if not shown:
+        return []
+    return [f"  ({', '.join(dict.fromkeys(shown))} in the expected text stands for any repr "
+            "of that object)"]
+
+
+def _texts(kind: str, expected: Message, observed: str, naming: Naming) -> tuple[str, str, list[str]]:
+    """``kind('text')`` for each side, each shortened around the first difference, and the
+    lines that show that difference."""
+    want = expected.render(naming)
+    exp_at, obs_at = text_offsets(expected, observed, naming)
+    exp_shown, exp_note = shorten(want, exp_at)
+    obs_shown, obs_note = shorten(observed, obs_at)
+    extra = _open_parts(expected, naming) + text_diff(want, observed, exp_at, obs_at)
+    return f"{kind}({exp_shown!r}){exp_note}", f"{kind}({obs_shown!r}){obs_note}", extra
+
+
+def _event(expected: Trace, index: int, exp: Event | None, obs: Event | None,
+           naming: Naming) -> list[str]:
+    rules = event_rules(expected, exp, obs, naming)
+    if exp is None or obs is None or type(exp) is not type(obs):
+        kind = _KINDS.get(type(exp), "the end of the events") if exp is not None else "no event"
+        return block(f"event {index}: {kind} expected", rules, show_event(exp), show_event(obs))
+    where = f"event {index}, {_KINDS[type(exp)]}"
+    if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
+        name = differing_field(exp, obs, naming) or "who"
+        exp_value, obs_value = show_event(exp), show_event(obs)
+        return block(f"{where}, its field {name!r}", rules, _field(exp, name), _field(obs, name),
+                     [f"  expected event: {exp_value}", f"  observed event: {obs_value}"])
+    if isinstance(exp, WarningEmitted) and isinstance(obs, WarningEmitted):
+        if exp.category != obs.category:
+            return block(f"{where}, its category", rules, show_event(exp), show_event(obs))
+        want, got, extra = _texts(exp.category, exp.message, obs.message.render(), naming)
+        return block(f"{where}, its text", rules, want, got, extra)
+    name = next((f.name for f in fields(exp)  # type: ignore[arg-type]
+                 if f.compare and getattr(exp, f.name) != getattr(obs, f.name)), "")
+    field = f", its field {name!r}" if name else ""
+    return block(f"{where}{field}", rules, show_event(exp), show_event(obs))
+
+
+def _field(event: HandlerRun, name: str) -> str:
+    value = getattr(event, name)
+    if name == "kwargs" and value == ANY_DICT:
+        return "a dict (any keys)"
+    if name == "kwargs" and value == NONE_OR_EMPTY:
+        return "None or an empty dict"
+    if name == "role" and value == "submode":  # the runner cannot tell the two apart
+        return repr("subclass")
+    return repr(value)
+
+
+def _outcome(expected: Outcome, observed: Outcome, naming: Naming) -> list[str]:
+    rules = outcome_rules(expected, observed, naming)
+    if isinstance(expected, Raised) and isinstance(observed, Raised):
+        if expected.exc_type != observed.exc_type:
+            want = f"{expected.exc_type}({expected.message.render(naming)!r})"
+            return block("the outcome, the exception's type", rules, want, show_outcome(observed))
+        want, got, extra = _texts(expected.exc_type, expected.message, observed.message.render(),
+                                  naming)
+        return block("the outcome, the error text", rules, want, got, extra)
+    if isinstance(expected, Returned) and isinstance(observed, Returned):
+        return block("the outcome, the value returned", rules, repr(expected.value),
+                     repr(observed.value))
+    want = (f"return {expected.value!r}" if isinstance(expected, Returned)
+            else f"{expected.exc_type}({expected.message.render(naming)!r})")
+    return block("the outcome, a return or an exception", rules, want, show_outcome(observed))
+
+
+def describe_differences(expected: Trace, observed: Trace, naming: Naming,
+                         scenario: Scenario | None = None) -> list[str]:
+    """Every difference between ``expected`` and ``observed``, one block each (empty: none).
+
+    ``scenario`` narrows the rules of a wrong mode left current to the step that made it
+    current (:func:`~conformance.attribution.leak_rules`)."""
+    expected = align(expected, observed, naming)
+    out: list[str] = []
+    divergence = first_divergence(expected, observed, naming)
+    if divergence is not None:
+        out += _event(expected, *divergence, naming)
+    if differences(Trace((), expected.outcome, None), Trace((), observed.outcome, None), naming):
+        out += _outcome(expected.outcome, observed.outcome, naming)
+    if expected.after != observed.after:
+        rules = (leak_rules(scenario, expected, observed) if scenario is not None
+                 else expected.after_rules)
+        out += block("the current mode once every set-up step has exited", rules,
+                     repr(expected.after), repr(observed.after))
+    return out
