@@ -114,7 +114,7 @@ def _event(expected: Trace, index: int, exp: Event | None, obs: Event | None,
             return block(f"{where}, its category", rules, show_event(exp), show_event(obs))
         want, got, extra = _texts(exp.category, exp.message, obs.message.render(), naming)
         return block(f"{where}, its text", rules, want, got, extra)
-    name = next((f.name for f in fields(exp)  # type: ignore[arg-type]
+    name = next((f.name for f in fields(exp)
                  if f.compare and getattr(exp, f.name) != getattr(obs, f.name)), "")
     field = f", its field {name!r}" if name else ""
     return block(f"{where}{field}", rules, show_event(exp), show_event(obs))

@@ -26,7 +26,7 @@ def first_difference(a: str, b: str) -> int | None:
     When one text is a prefix of the other, it is the shorter text's length."""
     if a == b:
         return None
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return i
     return min(len(a), len(b))

@@ -1,12 +1,10 @@
-"""Writes a self-contained Python script that reproduces a scenario on one implementation."""
+"""The Python a reproduction script declares for a scenario: its classes, modes, functions, the
+expressions of its set-up steps and calls, and the helpers they need."""
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterator
 
-from spec.model.codec import scenario_to_dict
 from spec.model.functions import FUNCS, tensor_data
 from spec.model.scenario import (
     Action,
@@ -34,141 +32,14 @@ from spec.model.scenario import (
     Step,
     TensorArg,
 )
-from spec.model.trace import (
-    Constructed,
-    HandlerRun,
-    Installed,
-    Raised,
-    Settled,
-    TensorValue,
-    Trace,
-    Value,
-    WarningEmitted,
-)
 
-__all__ = ["describe", "snippet"]
-
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
-
-_HELPERS = '''
-class HandlerError(Exception):
-    """What the scenario's "raise" actions raise."""
+from .prelude import ADD_UP, SET_RAW_NS, THREAD
 
 
-def name_of(func):
-    return NAMES.get(id(func), f"?{getattr(func, '__name__', func)!s}")
-
-
-def label(obj):
-    """How the trace names an object: a scenario mode or class by its name, the base mode as <base>."""
-    if obj is None:
-        return None
-    if type(obj) is BaseTorchFunctionMode:
-        return "<base>"
-    if isinstance(obj, type):
-        return obj.__name__
-    if type(obj).__name__ in MODE_NAMES:
-        return type(obj).__name__
-    return f"?{obj!r}"
-
-
-def seen(who, role, func, types, kwargs, bound=None):
-    """Print what a handler sees."""
-    names = tuple(getattr(t, "__name__", repr(t)) for t in types)
-    keys = None if kwargs is None else tuple(sorted(kwargs))
-    line = (f"handler {who} ({role}) for {name_of(func)}: types={names!r}, kwargs={keys!r}, "
-            f"current={label(current_mode())!r}")
-    print(line if bound is None else f"{line}, bound to {bound}")
-
-
-def constructed(self, name, args, kwargs):
-    inner = getattr(self, "inner", ABSENT)
-    shown = "-" if inner is ABSENT else label(inner)
-    print(f"constructed {name}: inner={shown!r}, {len(args) + len(kwargs)} argument(s)")
-
-
-def observe(value):
-    if isinstance(value, Tensor):
-        with DisableTorchFunction():
-            data = [float(x) for x in value.tolist()]
-        return f"{type(value).__name__ if type(value) is not Tensor else 'Tensor'}({data})"
-    if isinstance(value, (tuple, list)):
-        return "(" + ", ".join(observe(v) for v in value) + ("," if len(value) == 1 else "") + ")"
-    if value is None or isinstance(value, (bool, int)):
-        return repr(value)
-    return f"?{type(value).__name__}"
-
-
-def warned(message, category, *rest, **kwargs):
-    print(f"warning {category.__name__}: {message}")
-
-
-ABSENT = object()
-IDENTS = {}
-'''
-
-_THREAD = '''
-
-def in_new_thread(call):
-    """Make the call in a new thread; its exception, if any, is raised here."""
-    box = {}
-
-    def target():
-        try:
-            box["result"] = call()
-        except Exception as exc:
-            box["error"] = exc
-
-    worker = threading.Thread(target=target, name="tfmode-scenario")
-    worker.start()
-    worker.join()
-    if "error" in box:
-        raise box["error"]
-    return box.get("result")
-'''
-
-_SET_RAW_NS = '''
-
-@contextlib.contextmanager
-def set_raw_mode(obj):
-    """_set_torch_function_mode(obj), setting the previous object back on exit."""
-    old = torch._C._get_torch_function_mode()
-    torch._C._set_torch_function_mode(obj)
-    try:
-        yield
-    finally:
-        torch._C._set_torch_function_mode(old)
-'''
-
-_ADD_UP = '''
-
-def add_up(*values):
-    """What the scenario's functions compute: their tensors added up (None: they have none)."""
-    items = [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
-    rows = []
-    for x in items:
-        if isinstance(x, Tensor):
-            with DisableTorchFunction():
-                rows.append([float(y) for y in x.tolist()])
-    return torch.tensor([sum(col) for col in zip(*rows)]) if rows else None
-'''
-
-_FOOTER = '''
-
-warnings.simplefilter("always")
-warnings.showwarning = warned
-try:
-    print(f"returned {observe(run())}")
-except Exception as exc:
-    print(f"raised {type(exc).__name__}: {exc}")
-    raise
-finally:
-    print(f"current mode afterwards: {label(current_mode())!r}")
-'''
-
-
-class _Writer:
-    """Emits the script for one scenario, for a namespace (``MODULE``) or an adapter spec."""
+class Declarations:
+    """Writes the Python of one scenario's objects, for a namespace (``MODULE``) or an adapter
+    spec (``pkg.mod:ATTR``): expressions, handlers, the class, mode and function declarations,
+    the set-up steps and the helpers they need."""
 
     def __init__(self, sc: Scenario, impl: str, generation: str) -> None:
         self.sc, self.impl, self.gen = sc, impl, generation
@@ -397,135 +268,12 @@ class _Writer:
         assert isinstance(arg, Const)
         return repr(arg.value)
 
-    def body(self) -> Iterator[str]:
-        yield "def run():"
-        if self.instances:
-            yield f"    global {', '.join(self.obj(n) for n in self.instances)}"
-        for name in self.instances:
-            yield f"    {self.obj(name)} = {self.make_mode(name)}"
-        indent = "    "
-        for index, step in enumerate(self.sc.setup):
-            yield f"{indent}with {self.step(step)}:"
-            indent += "    "
-            yield f'{indent}print(f"set-up step {index} entered: current={{label(current_mode())!r}}")'
-        call = self.sc.call
-        if call is None:
-            yield f"{indent}return None"
-            return
-        counter = iter(range(1000))
-        lines: list[str] = []
-        args = [self.materialize(a, counter, lines) for a in call.args]
-        kwargs = [(k, self.materialize(a, counter, lines)) for k, a in call.kwargs]
-        expr = self.call(call.func, args, kwargs)
-        lines.append(f"return in_new_thread(lambda: {expr})" if call.thread else f"return {expr}")
-        yield f"{indent}try:"
-        yield from (f"{indent}    {line}" for line in lines)
-        yield f"{indent}finally:"
-        yield f'{indent}    print(f"call settled: current={{label(current_mode())!r}}")'
-
-    # -- the whole script ---------------------------------------------------------------
-
-    def header(self) -> Iterator[str]:
-        where = f"adapter {self.impl}" if self.adapter_style else self.impl
-        yield f'"""Reproduces a tfmode-conformance scenario on {where} (generation {self.gen})."""'
-        yield "# The scenario (spec.model.scenario_to_dict):"
-        for key, value in scenario_to_dict(self.sc).items():
-            yield f"#   {key}: {json.dumps(value)}"
-        yield ""
-        steps = self.sc.setup
-        if any(isinstance(s, (SetRaw, Construct)) for s in steps):
-            yield "import contextlib"
-        if self.sc.call is not None and self.sc.call.thread:
-            yield "import threading"
-        if self.adapter_style:
-            yield "import types as _types"
-        yield "import warnings"
-        yield ""
-        if self.adapter_style:
-            yield from self.adapter_header()
-        else:
-            yield from self.namespace_header()
-        plain = [n for n, f in FUNCS.items() if f.path != "probe" and not f.method]
-        methods = [n for n, f in FUNCS.items() if f.method]
-        pairs = [f"({n!r}, torch.{n})" for n in plain]
-        pairs += [f"({n!r}, Tensor.{n.removeprefix('Tensor.')})" for n in methods]
-        yield ""
-        yield ""
-        yield "NAMES = {id(f): n for n, f in [" + ", ".join(pairs) + "]}"
-        yield f"MODE_NAMES = {tuple(m.name for m in self.sc.modes)!r}"
-
-    def namespace_header(self) -> Iterator[str]:
-        yield f"import {self.impl} as torch"
-        yield ""
-        yield "Tensor = torch.Tensor"
-        yield "TorchFunctionMode = torch.overrides.TorchFunctionMode"
-        yield "BaseTorchFunctionMode = torch.overrides.BaseTorchFunctionMode"
-        yield "DisableTorchFunction = torch._C.DisableTorchFunction"
-        yield "disabled_torch_function_impl = torch._C._disabled_torch_function_impl"
-        if self.sc.classes:
-            yield "inner_call_guard = getattr(torch._C, 'DisableTorchFunctionSubclass', DisableTorchFunction)"
-        if self.gen == "2022":
-            yield "push_torch_function_mode = torch.overrides.push_torch_function_mode"
-            yield "enable_torch_function_mode = torch.overrides.enable_torch_function_mode"
-            yield ""
-            yield ""
-            yield "def current_mode():"
-            yield "    return torch._C._get_torch_function_mode()"
-            return
-        if any(isinstance(s, Disable) and s.subclass_only for s in self.sc.setup):
-            yield "DisableTorchFunctionSubclass = torch._C.DisableTorchFunctionSubclass"
-        yield ""
-        yield ""
-        yield "def current_mode():"
-        yield "    stack = torch.overrides._get_current_function_mode_stack()"
-        yield "    return stack[-1] if stack else None"
-
-    def adapter_header(self) -> Iterator[str]:
-        yield "from conformance.adapter import load_adapter"
-        yield ""
-        yield f"ad = load_adapter({self.impl!r})"
-        yield "Tensor = ad.Tensor"
-        yield "TorchFunctionMode = ad.TorchFunctionMode"
-        yield "BaseTorchFunctionMode = ad.BaseTorchFunctionMode"
-        yield "disabled_torch_function_impl = ad.disabled_impl"
-        yield "push_torch_function_mode = ad.push"
-        yield "current_mode = ad.current_mode"
-        yield "set_raw_mode = ad.set_raw"
-        yield ""
-        yield ""
-        yield "def enable_torch_function_mode(mode, replace=None, ignore_preexisting=False):"
-        yield "    return ad.enable(mode, replace, ignore_preexisting)"
-        yield ""
-        yield ""
-        yield "def DisableTorchFunction():"
-        yield "    return ad.disable()"
-        yield ""
-        yield ""
-        yield "def DisableTorchFunctionSubclass():"
-        yield "    return ad.disable(subclass_only=True)"
-        yield ""
-        yield ""
-        yield "def inner_call_guard():"
-        yield "    return ad.disable(subclass_only='disable-subclass' in ad.features)"
-        yield ""
-        yield ""
-        probes = [n for n, f in FUNCS.items() if f.path == "probe"]
-        yield "torch = _types.SimpleNamespace("
-        yield "    tensor=ad.tensor,"
-        for n, f in FUNCS.items():
-            if f.path != "probe" and not f.method:
-                yield f"    {n}=ad.func({n!r}),"
-        yield "    overrides=_types.SimpleNamespace(" + ", ".join(
-            f"{n}=lambda *a, _n={n!r}: ad.has_torch_function(_n, a)" for n in probes) + ","
-        yield "        handle_torch_function=ad.func('handle_torch_function')),"
-        yield ")"
-
     def extras(self) -> Iterator[str]:
         steps = self.sc.setup
         if self.sc.call is not None and self.sc.call.thread:
-            yield from _THREAD.splitlines()
+            yield from THREAD.splitlines()
         if any(isinstance(s, SetRaw) for s in steps) and not self.adapter_style:
-            yield from _SET_RAW_NS.splitlines()
+            yield from SET_RAW_NS.splitlines()
         if any(isinstance(s, Construct) for s in steps):
             yield ""
             yield ""
@@ -544,7 +292,7 @@ class _Writer:
             yield ""
             yield "SOME_OBJECT = object()"
         if self.sc.functions:
-            yield from _ADD_UP.splitlines()
+            yield from ADD_UP.splitlines()
         if "@nohandler" in names:
             yield ""
             yield ""
@@ -562,57 +310,3 @@ class _Writer:
                         found.update(x for x in (act.mode, act.replace) if x is not None)
                     act = act.then
         return found
-
-    def script(self) -> str:
-        lines = [*self.header(), *_HELPERS.splitlines(), *self.extras(), *self.class_decls(),
-                 *self.mode_decls(), *self.function_decls(), "", "", *self.body(),
-                 *_FOOTER.splitlines()]
-        return "\n".join(lines) + "\n"
-
-
-def snippet(scenario: Scenario, impl_spec: str, generation: str) -> str:
-    """A runnable script that reproduces ``scenario`` on ``impl_spec`` and prints what it sees.
-
-    ``impl_spec`` is a module name (the script imports it as ``torch``) or ``pkg.mod:ATTR``
-    (the script drives the adapter). Each line printed corresponds to one event of the
-    runner's trace (see :func:`describe`); an exception is printed and then re-raised.
-    """
-    return _Writer(scenario, impl_spec, generation).script()
-
-
-def _show(value: Value) -> str:
-    if isinstance(value, TensorValue):
-        return f"{value.cls}({list(value.data)!r})"
-    if isinstance(value, tuple):
-        return "(" + ", ".join(_show(v) for v in value) + ("," if len(value) == 1 else "") + ")"
-    if isinstance(value, str):
-        return value
-    return repr(value)
-
-
-def describe(trace: Trace) -> list[str]:
-    """The lines a snippet prints for a run that produced ``trace`` (addresses blanked)."""
-    lines: list[str] = []
-    for event in trace.events:
-        if isinstance(event, HandlerRun):
-            line = (f"handler {event.who} ({event.role}) for {event.func}: "
-                    f"types={event.types!r}, kwargs={event.kwargs!r}, current={event.current!r}")
-            lines.append(line if event.bound is None else f"{line}, bound to {event.bound}")
-        elif isinstance(event, Installed):
-            lines.append(f"set-up step {event.index} entered: current={event.current!r}")
-        elif isinstance(event, Constructed):
-            lines.append(f"constructed {event.who}: inner={event.inner!r}, "
-                         f"{event.nargs} argument(s)")
-        elif isinstance(event, Settled):
-            lines.append(f"call settled: current={event.current!r}")
-        elif isinstance(event, WarningEmitted):
-            lines.append(f"warning {event.category}: {event.message.render()}")
-        else:
-            lines.append(repr(event))
-    outcome = trace.outcome
-    if isinstance(outcome, Raised):
-        lines.append(f"raised {outcome.exc_type}: {outcome.message.render()}")
-    else:
-        lines.append(f"returned {_show(outcome.value)}")
-    lines.append(f"current mode afterwards: {trace.after!r}")
-    return [_ADDRESS.sub("0x?", line) for line in lines]

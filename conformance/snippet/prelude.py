@@ -1,0 +1,126 @@
+"""The fixed text of a reproduction script: the helpers every script defines, and the optional
+pieces (a call in a new thread, the raw mode slot, scenario-defined functions) and the footer."""
+
+from __future__ import annotations
+
+#: What every script defines: the handlers' exception, how functions and objects are named,
+#: what a handler prints, how a result is shown, how a warning is printed.
+HELPERS = '''
+class HandlerError(Exception):
+    """What the scenario's "raise" actions raise."""
+
+
+def name_of(func):
+    return NAMES.get(id(func), f"?{getattr(func, '__name__', func)!s}")
+
+
+def label(obj):
+    """How the trace names an object: a scenario mode or class by its name, the base mode as <base>."""
+    if obj is None:
+        return None
+    if type(obj) is BaseTorchFunctionMode:
+        return "<base>"
+    if isinstance(obj, type):
+        return obj.__name__
+    if type(obj).__name__ in MODE_NAMES:
+        return type(obj).__name__
+    return f"?{obj!r}"
+
+
+def seen(who, role, func, types, kwargs, bound=None):
+    """Print what a handler sees."""
+    names = tuple(getattr(t, "__name__", repr(t)) for t in types)
+    keys = None if kwargs is None else tuple(sorted(kwargs))
+    line = (f"handler {who} ({role}) for {name_of(func)}: types={names!r}, kwargs={keys!r}, "
+            f"current={label(current_mode())!r}")
+    print(line if bound is None else f"{line}, bound to {bound}")
+
+
+def constructed(self, name, args, kwargs):
+    inner = getattr(self, "inner", ABSENT)
+    shown = "-" if inner is ABSENT else label(inner)
+    print(f"constructed {name}: inner={shown!r}, {len(args) + len(kwargs)} argument(s)")
+
+
+def observe(value):
+    if isinstance(value, Tensor):
+        with DisableTorchFunction():
+            data = [float(x) for x in value.tolist()]
+        return f"{type(value).__name__ if type(value) is not Tensor else 'Tensor'}({data})"
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(observe(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if value is None or isinstance(value, (bool, int)):
+        return repr(value)
+    return f"?{type(value).__name__}"
+
+
+def warned(message, category, *rest, **kwargs):
+    print(f"warning {category.__name__}: {message}")
+
+
+ABSENT = object()
+IDENTS = {}
+'''
+
+#: A call made in a new thread (``Call.thread``).
+THREAD = '''
+
+def in_new_thread(call):
+    """Make the call in a new thread; its exception, if any, is raised here."""
+    box = {}
+
+    def target():
+        try:
+            box["result"] = call()
+        except Exception as exc:
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="tfmode-scenario")
+    worker.start()
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")
+'''
+
+#: ``_set_torch_function_mode`` as a context manager, for a namespace (an adapter has set_raw).
+SET_RAW_NS = '''
+
+@contextlib.contextmanager
+def set_raw_mode(obj):
+    """_set_torch_function_mode(obj), setting the previous object back on exit."""
+    old = torch._C._get_torch_function_mode()
+    torch._C._set_torch_function_mode(obj)
+    try:
+        yield
+    finally:
+        torch._C._set_torch_function_mode(old)
+'''
+
+#: What the scenario's own Python functions compute.
+ADD_UP = '''
+
+def add_up(*values):
+    """What the scenario's functions compute: their tensors added up (None: they have none)."""
+    items = [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
+    rows = []
+    for x in items:
+        if isinstance(x, Tensor):
+            with DisableTorchFunction():
+                rows.append([float(y) for y in x.tolist()])
+    return torch.tensor([sum(col) for col in zip(*rows)]) if rows else None
+'''
+
+#: Runs the scenario: prints its outcome and the mode left current, re-raises its exception.
+FOOTER = '''
+
+warnings.simplefilter("always")
+warnings.showwarning = warned
+try:
+    print(f"returned {observe(run())}")
+except Exception as exc:
+    print(f"raised {type(exc).__name__}: {exc}")
+    raise
+finally:
+    print(f"current mode afterwards: {label(current_mode())!r}")
+'''

@@ -1,0 +1,59 @@
+"""What a reproduction script prints, as lines: for comparing a script's output with a trace."""
+
+from __future__ import annotations
+
+import re
+
+from spec.model.trace import (
+    Constructed,
+    Event,
+    HandlerRun,
+    Installed,
+    Raised,
+    Settled,
+    TensorValue,
+    Trace,
+    Value,
+    WarningEmitted,
+)
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def _show(value: Value) -> str:
+    if isinstance(value, TensorValue):
+        return f"{value.cls}({list(value.data)!r})"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_show(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, str):
+        return value
+    return repr(value)
+
+
+def event_line(event: Event) -> str:
+    """The line a snippet prints for ``event``."""
+    if isinstance(event, HandlerRun):
+        line = (f"handler {event.who} ({event.role}) for {event.func}: "
+                f"types={event.types!r}, kwargs={event.kwargs!r}, current={event.current!r}")
+        return line if event.bound is None else f"{line}, bound to {event.bound}"
+    if isinstance(event, Installed):
+        return f"set-up step {event.index} entered: current={event.current!r}"
+    if isinstance(event, Constructed):
+        return f"constructed {event.who}: inner={event.inner!r}, {event.nargs} argument(s)"
+    if isinstance(event, Settled):
+        return f"call settled: current={event.current!r}"
+    if isinstance(event, WarningEmitted):
+        return f"warning {event.category}: {event.message.render()}"
+    return repr(event)
+
+
+def describe(trace: Trace) -> list[str]:
+    """The lines a snippet prints for a run that produced ``trace`` (addresses blanked)."""
+    lines = [event_line(event) for event in trace.events]
+    outcome = trace.outcome
+    if isinstance(outcome, Raised):
+        lines.append(f"raised {outcome.exc_type}: {outcome.message.render()}")
+    else:
+        lines.append(f"returned {_show(outcome.value)}")
+    lines.append(f"current mode afterwards: {trace.after!r}")
+    return [_ADDRESS.sub("0x?", line) for line in lines]
