@@ -37,12 +37,12 @@ from .compare import (
     differing_part,
     first_divergence,
     message_pattern,
-    show_event,
     show_outcome,
 )
+from .snippet import event_line
 from .textdiff import first_difference, shorten, text_diff
 
-__all__ = ["block", "describe_differences", "text_offsets"]
+__all__ = ["block", "describe_differences", "show_trace", "text_offsets"]
 
 _KINDS: dict[type, str] = {HandlerRun: "a handler run", WarningEmitted: "a warning",
                            Installed: "a set-up step entered", Constructed: "a mode constructed",
@@ -102,22 +102,25 @@ def _event(expected: Trace, index: int, exp: Event | None, obs: Event | None,
     rules = event_rules(expected, exp, obs, naming)
     if exp is None or obs is None or type(exp) is not type(obs):
         kind = _KINDS.get(type(exp), "the end of the events") if exp is not None else "no event"
-        return block(f"event {index}: {kind} expected", rules, show_event(exp), show_event(obs))
+        return block(f"event {index}: {kind} expected", rules, _show(exp), _show(obs))
     where = f"event {index}, {_KINDS[type(exp)]}"
     if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
         name = differing_field(exp, obs, naming) or "who"
-        exp_value, obs_value = show_event(exp), show_event(obs)
         return block(f"{where}, its field {name!r}", rules, _field(exp, name), _field(obs, name),
-                     [f"  expected event: {exp_value}", f"  observed event: {obs_value}"])
+                     [f"  expected event: {event_line(exp)}", f"  observed event: {event_line(obs)}"])
     if isinstance(exp, WarningEmitted) and isinstance(obs, WarningEmitted):
         if exp.category != obs.category:
-            return block(f"{where}, its category", rules, show_event(exp), show_event(obs))
+            return block(f"{where}, its category", rules, _show(exp), _show(obs))
         want, got, extra = _texts(exp.category, exp.message, obs.message.render(), naming)
         return block(f"{where}, its text", rules, want, got, extra)
     name = next((f.name for f in fields(exp)
                  if f.compare and getattr(exp, f.name) != getattr(obs, f.name)), "")
     field = f", its field {name!r}" if name else ""
-    return block(f"{where}{field}", rules, show_event(exp), show_event(obs))
+    return block(f"{where}{field}", rules, _show(exp), _show(obs))
+
+
+def _show(event: Event | None) -> str:
+    return "nothing" if event is None else event_line(event)
 
 
 def _field(event: HandlerRun, name: str) -> str:
@@ -146,6 +149,14 @@ def _outcome(expected: Outcome, observed: Outcome, naming: Naming) -> list[str]:
     want = (f"return {expected.value!r}" if isinstance(expected, Returned)
             else f"{expected.exc_type}({expected.message.render(naming)!r})")
     return block("the outcome, a return or an exception", rules, want, show_outcome(observed))
+
+
+def show_trace(trace: Trace, naming: Naming) -> str:
+    """Every event of ``trace`` and its outcome on one line, as a snippet prints them."""
+    outcome = trace.outcome
+    end = (f"returned {outcome.value!r}" if isinstance(outcome, Returned)
+           else f"raised {outcome.exc_type}({outcome.message.render(naming)!r})")
+    return "; ".join([*(event_line(e) for e in trace.events), end])
 
 
 def describe_differences(expected: Trace, observed: Trace, naming: Naming,

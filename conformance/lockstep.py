@@ -1,4 +1,8 @@
-"""Steps the model and an implementation in lockstep; each divergence names the rules it breaks."""
+"""Steps the model and an implementation in lockstep; each divergence names the rules it breaks.
+
+A divergence carries the steps of the run up to it (:class:`~conformance.steps.Op`), from
+which :mod:`conformance.replay` makes the scenario or the script that reproduces it.
+"""
 
 from __future__ import annotations
 
@@ -12,14 +16,16 @@ from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
 from spec.model.engine import Engine, ModelRaise
 from spec.model.functions import tensor_data
-from spec.model.scenario import Scenario
+from spec.model.scenario import Scenario, Step
 from spec.model.trace import Message, Raised, Returned, Trace
 from spec.model.values import ModeRef, SymTensor, to_value
 
 from .adapter import Adapter
 from .attribution import RESTORE_RULES, attribute
-from .compare import differences, show_trace
+from .compare import differences
+from .divergence import block, describe_differences, show_trace
 from .runner import Run
+from .steps import Op
 
 if sys.version_info < (3, 11):  # Python 3.10
     from exceptiongroup import BaseExceptionGroup
@@ -29,11 +35,15 @@ MAX_RUNS = 200
 
 
 class Divergence(AssertionError):
-    """The implementation parts from the model; ``rules`` decide the field that differs."""
+    """The implementation parts from the model at ``where``: ``rules`` decide what differs,
+    ``blocks`` say how (:func:`~conformance.divergence.block`); ``steps`` are the run's steps up
+    to it, over the declarations of ``scenario`` with up-front instances of ``modes``."""
 
-    def __init__(self, rules: tuple[str, ...], message: str) -> None:
-        super().__init__(message)
-        self.rules = rules
+    def __init__(self, rules: tuple[str, ...], where: str, blocks: list[str],
+                 steps: tuple[Op, ...], scenario: Scenario, modes: tuple[str, ...]) -> None:
+        super().__init__("\n".join([f"{where}:", *blocks]))
+        self.rules, self.where, self.blocks = rules, where, tuple(blocks)
+        self.steps, self.scenario, self.modes = steps, scenario, modes
 
 
 class Lockstep(RuleBasedStateMachine):
@@ -51,19 +61,40 @@ class Lockstep(RuleBasedStateMachine):
             self.model.construct_upfront(name)
             self.impl.instances[name] = self.adapter.make_mode(self.impl.mode_classes[name])
             self.objects[ModeRef("inst", name, 0)] = self.impl.instances[name]
-        #: Open blocks: the model's, the implementation's, and the rules their exit restores by.
-        self.open: list[tuple[Any, Any, tuple[str, ...]]] = []
+        self.modes = modes
+        #: Open blocks: the model's, the implementation's, the rules their exit restores by,
+        #: and the step that entered them.
+        self.open: list[tuple[Any, Any, tuple[str, ...], str]] = []
         #: The last step, and the rules that decide what is current after it.
         self.step = "the start"
         self.current_rules = RESTORE_RULES[scenario.generation]
+        #: Every step so far; whether a divergence was raised (teardown then checks nothing).
+        self.history: list[Op] = []
+        self.diverged = False
+
+    def record(self, op: Op) -> None:
+        """Note the step about to be taken."""
+        self.history.append(op)
+        self.step = op.label
+
+    def diverge(self, rules: tuple[str, ...], blocks: list[str], after: bool = False) -> Divergence:
+        """The divergence at the last step (``after``: in the state it left)."""
+        self.diverged = True
+        if not self.history:
+            where = "at the start, before any step"
+        else:
+            where = f"{'after ' if after else ''}step {len(self.history)} ({self.step})"
+        return Divergence(rules, where, blocks, tuple(self.history), self.impl.sc, self.modes)
 
     def tags(self, rules: tuple[str, ...]) -> tuple[str, ...]:
         """The model's rule tags ``rules`` as the rules of the model's generation."""
         return self.model.translate(Trace((), Raised("", Message(()), rules), None)).outcome.rules
 
-    def enter(self, step: str, model_cm: Any, impl_cm: Any, restores: tuple[str, ...]) -> None:
-        """Enter both blocks; ``restores``: the rules that decide what their exit restores."""
-        self.step = step
+    def enter(self, step: Step, label: str, model_cm: Any, impl_cm: Any,
+              restores: tuple[str, ...]) -> None:
+        """Enter both blocks of set-up ``step``; ``restores``: the rules that decide what their
+        exit restores."""
+        self.record(Op("enter", label, step))
         predicted: ModelRaise | None = None
         entered: object = None
         try:
@@ -81,17 +112,20 @@ class Lockstep(RuleBasedStateMachine):
             impl_entered = impl_cm.__enter__()
         except Exception as exc:
             if predicted is None:
-                raise Divergence(self.current_rules, f"{step}: the model enters, the "
-                                 f"implementation raised {type(exc).__name__}({str(exc)!r})") from None
+                raise self.diverge(self.current_rules, block(
+                    "whether entering raises", self.current_rules, "the block is entered",
+                    f"{type(exc).__name__}({str(exc)!r})")) from None
             self.same_error(predicted, exc)
             return
         if predicted is not None:
-            raise Divergence(self.current_rules, f"{step}: the model raises {predicted.exc_type}("
-                             f"{predicted.message.render(self.impl.naming())!r}), the "
-                             "implementation entered")
+            text = predicted.message.render(self.impl.naming())
+            raise self.diverge(self.current_rules, block(
+                "whether entering raises", self.current_rules, f"{predicted.exc_type}({text!r})",
+                "the block is entered"))
         if isinstance(entered, ModeRef) and impl_entered is not None:
             self.objects[entered] = impl_entered  # the mode a push made
-        self.open.append((model_cm, impl_cm, self.tags(restores)))
+        self.open.append((model_cm, impl_cm, self.tags(restores), label))
+        self.history[-1] = self.history[-1].entered()
 
     def same_error(self, predicted: ModelRaise, exc: BaseException) -> None:
         self.compare(Trace((), Raised(predicted.exc_type, predicted.message, predicted.rules), None),
@@ -101,15 +135,16 @@ class Lockstep(RuleBasedStateMachine):
         """Raise a :class:`Divergence` carrying the rules of the first field that differs."""
         expected = self.model.translate(expected)
         naming = self.impl.naming()
-        diff = differences(expected, observed, naming)
-        if diff:
+        if differences(expected, observed, naming):
             rules = attribute(self.impl.sc, expected, observed, naming)
-            raise Divergence(rules, "\n".join([f"{self.step}:", *diff,
-                                               f"expected: {show_trace(expected)}",
-                                               f"observed: {show_trace(observed)}"]))
+            blocks = describe_differences(expected, observed, naming)
+            if expected.events or observed.events:  # the whole step, for context
+                blocks += [f"the whole step, expected: {show_trace(expected, naming)}",
+                           f"the whole step, observed: {show_trace(observed, naming)}"]
+            raise self.diverge(rules, blocks)
 
     def call(self, func: str) -> None:
-        self.step = f"call {func}"
+        self.record(Op("call", f"call {func}", func=func))
         if func == "ones":
             model_args: list[Any] = [2]
             impl_args: list[Any] = [2]
@@ -134,14 +169,15 @@ class Lockstep(RuleBasedStateMachine):
                      Trace(tuple(self.impl.events[before_impl:]), observed, None))
 
     def exit(self, index: int) -> None:
-        model_cm, impl_cm, restores = self.open.pop(index)
-        self.step, self.current_rules = f"exit of open block {index}", restores
+        model_cm, impl_cm, restores, label = self.open.pop(index)
+        self.record(Op("exit", f"exit of open block {index}, {label}", index=index))
+        self.current_rules = restores
         model_cm.__exit__(None, None, None)
         try:
             impl_cm.__exit__(None, None, None)
         except Exception as exc:
-            raise Divergence(restores, f"{self.step}: the model exits, the implementation raised "
-                             f"{type(exc).__name__}({str(exc)!r})") from None
+            raise self.diverge(restores, block("whether exiting raises", restores, "the block exits",
+                                               f"{type(exc).__name__}({str(exc)!r})")) from None
 
     def _is(self, ref: ModeRef, obj: object) -> bool:
         known = self.objects.get(ref)
@@ -155,20 +191,33 @@ class Lockstep(RuleBasedStateMachine):
     def _name(ref: ModeRef) -> str:
         return f"{ref.label} (up-front)" if ref.serial == 0 else f"{ref.label} #{ref.serial}"
 
+    def ask(self, what: str, question: Callable[[], Any]) -> Any:
+        """The implementation's answer to ``question`` (its ``what``); raising is a divergence."""
+        try:
+            return question()
+        except Exception as exc:
+            raise self.diverge(self.current_rules, block(
+                f"the {what}, asked for", self.current_rules, "an answer",
+                f"{type(exc).__name__}({str(exc)!r})"), after=True) from None
+
     def same_modes(self, what: str, expected: list[ModeRef], observed: list[object]) -> None:
         """The implementation's modes are the very objects the model's are (not only alike)."""
         if len(expected) != len(observed) or not all(map(self._is, expected, observed)):
-            raise Divergence(self.current_rules, f"after {self.step}: expected {what} "
-                             f"{[self._name(r) for r in expected]}, observed "
-                             f"{[self._show(o) for o in observed]}")
+            raise self.diverge(self.current_rules, block(
+                f"the {what}", self.current_rules, str([self._name(r) for r in expected]),
+                str([self._show(o) for o in observed])), after=True)
 
     def close(self, check: Callable[[], None]) -> None:
-        """Exit every open block (innermost first), check the state, and reset the implementation."""
+        """Exit every open block (innermost first), check the state, and reset the implementation.
+
+        After a divergence nothing is checked: the run is failing already, and what the rest
+        of it would show are consequences (which must not replace the divergence itself)."""
         try:
-            while self.open:
-                self.exit(len(self.open) - 1)
+            if not self.diverged:
+                while self.open:
+                    self.exit(len(self.open) - 1)
+                    check()
                 check()
-            check()
         finally:
             self.adapter.reset()
 
@@ -181,9 +230,10 @@ def _leaves(group: BaseExceptionGroup[Divergence]) -> Iterator[Divergence]:
             yield exc
 
 
-def run_lockstep(machine: type[RuleBasedStateMachine],
+def run_lockstep(machine: type[RuleBasedStateMachine], adapter: Adapter, impl_spec: str,
                  record_property: Callable[[str, object], None]) -> None:
-    """Run ``machine`` as a test; a divergence fails the rules it carries, and no others."""
+    """Run ``machine`` as a test; a divergence fails the rules it carries, and no others, and is
+    recorded with the scenario or the script that reproduces it (:mod:`conformance.replay`)."""
     current = settings()
     try:
         run_state_machine_as_test(  # type: ignore[no-untyped-call,unused-ignore]
@@ -197,9 +247,6 @@ def run_lockstep(machine: type[RuleBasedStateMachine],
         found = list(_leaves(divergences))
     else:
         return
-    rules = tuple(dict.fromkeys(r for d in found for r in d.rules))
-    if rules:
-        record_property("failed_rules", ",".join(rules))
-    pytest.fail("\n\n".join("\n".join([f"breaks {', '.join(d.rules) or 'an unattributed rule'}:",
-                                       str(d), *getattr(d, "__notes__", ())]) for d in found),
-                pytrace=False)
+    from .replay import report
+
+    pytest.fail(report(found, adapter, impl_spec, record_property), pytrace=False)

@@ -43,13 +43,26 @@ Status = Literal["passed", "failed", "not_applicable", "skipped"]
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 
 
-def normalise(text: str, max_lines: int = 12, max_chars: int = 2000) -> str:
-    """The first lines of a failure message, with object addresses blanked (stable across runs)."""
+def normalise(text: str, max_lines: int = 40, max_chars: int = 6000) -> str:
+    """The first lines of a failure message, with object addresses blanked (stable across runs).
+
+    A longer message keeps the whole lines that fit and says how many it leaves out: a
+    failure's first difference, which comes first with both values in full, is never cut in
+    the middle (only a single line longer than ``max_chars`` is, at its end)."""
     lines = [line.rstrip() for line in _ADDRESS.sub("0x…", text).strip().splitlines()]
-    out = "\n".join(lines[:max_lines])
-    if len(lines) > max_lines:
-        out += "\n…"
-    return out if len(out) <= max_chars else out[: max_chars - 1] + "…"
+    kept: list[str] = []
+    size = 0
+    for line in lines[:max_lines]:
+        if kept and size + len(line) + 1 > max_chars:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    out = "\n".join(kept)
+    if len(out) > max_chars:
+        out = out[: max_chars - 1] + "…"
+    if len(kept) < len(lines):
+        out += f"\n… ({len(lines) - len(kept)} more lines)"
+    return out
 
 
 @dataclass(frozen=True)

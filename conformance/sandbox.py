@@ -316,10 +316,11 @@ def sandboxed(function: Callable[..., None]) -> Callable[..., None]:
             for key, value in recorded:
                 if record is not None:
                     record(key, value)
-            pytest.fail(f"{exc.type_name}: {exc.message}" if exc.type_name != "Failed"
-                        else exc.message, pytrace=False)
+            message = exc.message if exc.type_name == "Failed" else f"{exc.type_name}: {exc.message}"
+            # from None: the report shows the body's failure once, not chained to its carrier
+            raise pytest.fail.Exception(message, pytrace=False) from None
         except ImplementationFault as exc:
-            pytest.fail(str(exc), pytrace=False)
+            raise pytest.fail.Exception(str(exc), pytrace=False) from None
         for key, value in _noted(properties):
             if record is not None:
                 record(key, value)

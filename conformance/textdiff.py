@@ -33,11 +33,11 @@ def first_difference(a: str, b: str) -> int | None:
 
 
 def escape(text: str) -> str:
-    """``text`` with backslashes, quotes and characters that do not print escaped as Python does."""
+    """``text`` with backslashes and the characters that do not print escaped as Python does."""
     out: list[str] = []
     for char in text:
-        if char in "\\'":
-            out.append("\\" + char)
+        if char == "\\":
+            out.append("\\\\")
         elif char.isprintable():
             out.append(char)
         else:

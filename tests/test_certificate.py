@@ -109,9 +109,13 @@ def test_levels_and_badges() -> None:
 
 def test_messages_are_stable_and_short() -> None:
     assert normalise("E <M object at 0x7f3a9c0d1e20> here\n") == "E <M object at 0x…> here"
-    long = "\n".join(f"line {i}" for i in range(40))
-    assert normalise(long).splitlines() == [f"line {i}" for i in range(12)] + ["…"]
-    assert len(normalise("x" * 5000)) == 2000
+    long = "\n".join(f"line {i}" for i in range(50))
+    assert normalise(long).splitlines() == [f"line {i}" for i in range(40)] + ["… (10 more lines)"]
+    assert len(normalise("x" * 9000)) == 6000
+    # Cut between whole lines, never inside one that fits: the lines kept are intact.
+    wide = "\n".join(f"{i} " + "y" * 998 for i in range(10))
+    kept = normalise(wide).splitlines()
+    assert kept[:-1] == wide.splitlines()[:5] and kept[-1] == "… (5 more lines)"
 
 
 def sample() -> dict[str, Any]:

@@ -44,12 +44,19 @@ class ScriptWriter(Declarations):
 
     # -- the whole script ---------------------------------------------------------------
 
-    def header(self) -> Iterator[str]:
-        where = f"adapter {self.impl}" if self.adapter_style else self.impl
-        yield f'"""Reproduces a tfmode-conformance scenario on {where} (generation {self.gen})."""'
+    def where(self) -> str:
+        return f"adapter {self.impl}" if self.adapter_style else self.impl
+
+    def title(self) -> Iterator[str]:
+        """The script's docstring and the comment that says what it runs."""
+        yield (f'"""Reproduces a tfmode-conformance scenario on {self.where()} '
+               f'(generation {self.gen})."""')
         yield "# The scenario (spec.model.scenario_to_dict):"
         for key, value in scenario_to_dict(self.sc).items():
             yield f"#   {key}: {json.dumps(value)}"
+
+    def header(self) -> Iterator[str]:
+        yield from self.title()
         yield ""
         steps = self.sc.setup
         if any(isinstance(s, (SetRaw, Construct)) for s in steps):

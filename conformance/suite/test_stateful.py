@@ -5,7 +5,9 @@ implementation's, in any order (out-of-order exits included); after every step
 the current mode (the whole stack, in the stack generation) must agree, and a
 call's handlers must be the ones the model predicts. A divergence fails the rules
 that decide what differs: an error's rules, a call's first differing field, or
-what decides the current mode after the last step.
+what decides the current mode after the last step. The failure comes with the
+scenario of its (shrunk) steps where one reproduces it, or with a script that
+replays them (conformance.replay).
 """
 
 from __future__ import annotations
@@ -17,15 +19,20 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from conformance.adapter import Adapter, release_of
-from conformance.lockstep import Divergence, Lockstep, run_lockstep
+from conformance.divergence import block
+from conformance.lockstep import Lockstep, run_lockstep
 from conformance.sandbox import sandboxed
+from conformance.steps import Op
 from spec.model.engine import Engine, ModelRaise
 from spec.model.scenario import (
     Behaviour,
     ClassDecl,
+    Enable,
+    Enter,
     Forward,
     ModeDecl,
     NotImpl,
+    Push,
     Redispatch,
     Return,
     Scenario,
@@ -58,7 +65,8 @@ def _machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
 
         @rule(mode=st.sampled_from(MODES))
         def push(self, mode: str) -> None:
-            self.enter(f"push {mode}", self.model.push(mode), self.impl.push(mode), ("TFM_PUSH_003",))
+            self.enter(Push(mode), f"push {mode}", self.model.push(mode), self.impl.push(mode),
+                       ("TFM_PUSH_003",))
 
         @rule(obj=st.sampled_from(TARGETS), replace=st.sampled_from(TARGETS), ignore=st.booleans())
         def enable(self, obj: str | None, replace: str | None, ignore: bool) -> None:
@@ -68,7 +76,8 @@ def _machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
                 ref = self.model.resolve(name)
                 if ref is not None and name is not None:
                     self.objects[ref] = self._obj(name)
-            self.enter(f"enable {obj} (replace={replace}, ignore_preexisting={ignore})", model_cm,
+            self.enter(Enable(obj, replace, ignore),
+                       f"enable {obj} (replace={replace}, ignore_preexisting={ignore})", model_cm,
                        impl_cm, ("TFM_ENABLE_001",))
 
         @precondition(lambda self: bool(self.open))
@@ -83,7 +92,7 @@ def _machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
         @invariant()
         def same_current_mode(self) -> None:
             predicted = [] if self.model.current is None else [self.model.current]
-            current = adapter.current_mode()
+            current = self.ask("current mode", adapter.current_mode)
             self.same_modes("current mode", predicted, [] if current is None else [current])
 
         def teardown(self) -> None:
@@ -106,13 +115,14 @@ def _stack_machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
 
         @rule(mode=st.sampled_from(MODES))
         def enter_mode(self, mode: str) -> None:
-            self.enter(f"with {mode}", self.model_stack.entered(ModeRef("inst", mode, 0)),
+            self.enter(Enter(mode), f"with {mode}",
+                       self.model_stack.entered(ModeRef("inst", mode, 0)),
                        self.impl.instances[mode], ("TFM_STACK_002",))
 
         @rule(mode=st.sampled_from(("M", "N")))
         def push_new(self, mode: str) -> None:
-            self.enter(f"with {mode}()", self.model_stack.push(mode), self.impl.push(mode),
-                       ("TFM_STACK_002",))
+            self.enter(Push(mode), f"with {mode}()", self.model_stack.push(mode),
+                       self.impl.push(mode), ("TFM_STACK_002",))
 
         @precondition(lambda self: bool(self.open))
         @rule(data=st.data())
@@ -122,7 +132,7 @@ def _stack_machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
         @precondition(lambda self: not self.open)
         @rule(mode=st.sampled_from(MODES))
         def exit_unentered(self, mode: str) -> None:
-            self.step = f"exit of {mode}, never entered"
+            self.record(Op("exit_unentered", f"exit of {mode}, never entered", mode=mode))
             text = self.model_stack.texts.message("empty-stack")
             predicted = ModelRaise("RuntimeError", text, ("TFM_STACK_003",))
             self.current_rules = self.tags(predicted.rules)
@@ -131,8 +141,9 @@ def _stack_machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
             except Exception as exc:
                 self.same_error(predicted, exc)
                 return
-            raise Divergence(self.current_rules, f"{self.step}: the model raises RuntimeError("
-                             f"{text.render()!r}), the implementation exited")
+            raise self.diverge(self.current_rules, block(
+                "whether exiting raises", self.current_rules, f"RuntimeError({text.render()!r})",
+                "the mode exits"))
 
         @rule(func=st.sampled_from(("add", "sub", "ones")))
         def call_one(self, func: str) -> None:
@@ -140,7 +151,8 @@ def _stack_machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
 
         @invariant()
         def same_stack(self) -> None:
-            self.same_modes("mode stack", self.model_stack.stack, adapter.mode_stack())
+            self.same_modes("mode stack", self.model_stack.stack,
+                            self.ask("mode stack", adapter.mode_stack))
 
         def teardown(self) -> None:
             self.close(self.same_stack)
@@ -157,15 +169,15 @@ def replace_generation(scenario: Scenario) -> Scenario:
                   "TFM_ENABLE_003", "TFM_ENABLE_004", "TFM_ENABLE_005", "TFM_ENABLE_006", "TFM_ENABLE_007",
                   "TFM_SUBMODE_001", "TFM_REENTRY_002", "TFM_REENTRY_004", "TFM_REENTRY_006")
 @sandboxed
-def test_install_exit_and_call(adapter: Adapter,
+def test_install_exit_and_call(adapter: Adapter, impl_spec: str,
                                record_property: Callable[[str, object], None]) -> None:
-    run_lockstep(_machine(adapter), record_property)
+    run_lockstep(_machine(adapter), adapter, impl_spec, record_property)
 
 
 @pytest.mark.generation("stack")
 @pytest.mark.rule("TFM_STACK_001", "TFM_STACK_002", "TFM_STACK_003", "TFM_STACK_004", "TFM_STACK_005",
                   "TFM_STACK_006", "TFM_STACK_007", "TFM_REENTRY_002")
 @sandboxed
-def test_enter_exit_out_of_order_and_call(adapter: Adapter,
+def test_enter_exit_out_of_order_and_call(adapter: Adapter, impl_spec: str,
                                           record_property: Callable[[str, object], None]) -> None:
-    run_lockstep(_stack_machine(adapter), record_property)
+    run_lockstep(_stack_machine(adapter), adapter, impl_spec, record_property)
