@@ -101,8 +101,13 @@ def _event(expected: Trace, index: int, exp: Event | None, obs: Event | None,
            naming: Naming) -> list[str]:
     rules = event_rules(expected, exp, obs, naming)
     if exp is None or obs is None or type(exp) is not type(obs):
-        kind = _KINDS.get(type(exp), "the end of the events") if exp is not None else "no event"
-        return block(f"event {index}: {kind} expected", rules, _show(exp), _show(obs))
+        if obs is None:
+            where = f"event {index}, {_KINDS[type(exp)]}, is missing"
+        elif exp is None:
+            where = f"event {index}, {_KINDS[type(obs)]}, is one too many"
+        else:
+            where = f"event {index}: {_KINDS[type(exp)]} expected, {_KINDS[type(obs)]} observed"
+        return block(where, rules, _show(exp), _show(obs))
     where = f"event {index}, {_KINDS[type(exp)]}"
     if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
         name = differing_field(exp, obs, naming) or "who"

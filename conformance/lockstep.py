@@ -35,9 +35,10 @@ MAX_RUNS = 200
 
 
 class Divergence(AssertionError):
-    """The implementation parts from the model at ``where``: ``rules`` decide what differs,
-    ``blocks`` say how (:func:`~conformance.divergence.block`); ``steps`` are the run's steps up
-    to it, over the declarations of ``scenario`` with up-front instances of ``modes``."""
+    """The implementation parts from the model ``where`` ("at step 2 (push M)"): ``rules``
+    decide what differs, ``blocks`` say how (:func:`~conformance.divergence.block`); ``steps``
+    are the run's steps up to it, over the declarations of ``scenario`` with up-front
+    instances of ``modes``."""
 
     def __init__(self, rules: tuple[str, ...], where: str, blocks: list[str],
                  steps: tuple[Op, ...], scenario: Scenario, modes: tuple[str, ...]) -> None:
@@ -83,7 +84,7 @@ class Lockstep(RuleBasedStateMachine):
         if not self.history:
             where = "at the start, before any step"
         else:
-            where = f"{'after ' if after else ''}step {len(self.history)} ({self.step})"
+            where = f"{'after' if after else 'at'} step {len(self.history)} ({self.step})"
         return Divergence(rules, where, blocks, tuple(self.history), self.impl.sc, self.modes)
 
     def tags(self, rules: tuple[str, ...]) -> tuple[str, ...]:

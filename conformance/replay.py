@@ -32,23 +32,25 @@ __all__ = ["report", "reproduce"]
 SHRINK_SECONDS = 10.0
 
 
-def _same(rules: tuple[str, ...], adapter: Target) -> Callable[[Scenario], bool]:
+def _breaks(rules: tuple[str, ...], adapter: Target) -> Callable[[Scenario], bool]:
+    """Whether a scenario breaks every one of ``rules`` on ``adapter`` (a scenario observes
+    less than a lockstep step and may blame more rules: the failure blames the step's)."""
     def holds(scenario: Scenario) -> bool:
         checked = check(scenario, adapter)
-        return checked is not None and bool(checked.rules) and set(checked.rules) == set(rules)
+        return checked is not None and bool(rules) and set(rules) <= set(checked.rules)
 
     return holds
 
 
 def reproduce(divergence: Divergence, adapter: Target) -> tuple[Scenario | None, str]:
-    """The scenario that shows ``divergence`` (breaking the same rules), shrunk; or ``None``
-    and why there is none."""
+    """The scenario that shows ``divergence`` (breaking its rules), shrunk; or ``None`` and
+    why there is none."""
     why = why_not(divergence.steps)
     if why is not None:
         return None, why
     candidate = as_scenario(divergence.scenario, divergence.steps)
     assert candidate is not None
-    holds = _same(divergence.rules, adapter)
+    holds = _breaks(divergence.rules, adapter)
     try:
         if not holds(candidate):
             return None, ("the scenario of the blocks open at that step does not show it: the "
@@ -60,7 +62,7 @@ def reproduce(divergence: Divergence, adapter: Target) -> tuple[Scenario | None,
 
 def _message(divergence: Divergence) -> list[str]:
     rules = ", ".join(divergence.rules) or "an unattributed rule"
-    return [f"breaks {rules} at {divergence.where}:", *divergence.blocks,
+    return [f"breaks {rules} {divergence.where}:", *divergence.blocks,
             f"the steps (shrunk): {listing(divergence.steps)}"]
 
 
@@ -81,7 +83,7 @@ def report(found: Sequence[Divergence], adapter: Target, impl_spec: str,
         else:
             record_property("snippet", steps_snippet(
                 first.scenario, first.modes, first.steps, impl_spec, adapter.generation, why,
-                [f"breaks {', '.join(first.rules)} at {first.where}:", *first.blocks]))
+                [f"breaks {', '.join(first.rules)} {first.where}:", *first.blocks]))
             how = (f"no scenario reproduces it ({why}); the snippet recorded with the failure "
                    "replays the steps")
     except Exception as exc:  # a snippet is a courtesy; the verdict stands without it

@@ -23,7 +23,7 @@ __all__ = ["steps_snippet"]
 
 _REPLAY = '''
 
-UPFRONT = {}
+UPFRONT = {{}}
 blocks = []
 
 
@@ -32,7 +32,7 @@ def which(obj):
     for name, known in UPFRONT.items():
         if obj is known:
             return name
-    return "None" if obj is None else f"{label(obj)} (made by a step)"
+    return "None" if obj is None else f"{{label(obj)}} (made by a step)"
 
 
 def report():
@@ -99,7 +99,7 @@ class StepsWriter(ScriptWriter):
                f'(generation {self.gen})."""')
         yield f"# The steps, as the run took them: {listing(self.steps)}"
         yield f"# (No scenario reproduces them: {self.why}.)"
-        yield f"# At step {len(self.steps)} the implementation departs from the specification:"
+        yield "# Where the implementation departs from the specification (the last step):"
         yield from (f"#   {line}" for line in self.divergence)
 
     def replay(self) -> Iterator[str]:
