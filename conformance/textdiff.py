@@ -10,6 +10,7 @@ spaces versus one" and invisible characters are visible.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 __all__ = ["MAX_SHOWN", "escape", "first_difference", "shorten", "text_diff"]
@@ -18,6 +19,8 @@ __all__ = ["MAX_SHOWN", "escape", "first_difference", "shorten", "text_diff"]
 MAX_SHOWN = 1200
 #: Characters of context either side of the first difference in the caret windows.
 CONTEXT = 40
+#: An object's address in a repr (it differs from run to run).
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 
 
 def first_difference(a: str, b: str) -> int | None:
@@ -67,10 +70,12 @@ def shorten(text: str, at: int, limit: int = MAX_SHOWN) -> tuple[str, str]:
 
 
 def _window(text: str, at: int) -> tuple[str, str]:
-    """The escaped text before and from ``at``, at most CONTEXT characters each way."""
+    """The escaped text before and from ``at``, at most CONTEXT characters each way; object
+    addresses are blanked here already (as the certificate blanks them), so that doing it
+    later cannot move the caret."""
     start, end = max(0, at - CONTEXT), min(len(text), at + CONTEXT)
-    before = ("…" if start else "") + "'" + escape(text[start:at])
-    after = escape(text[at:end]) + "'" + ("…" if end < len(text) else "")
+    before = ("…" if start else "") + "'" + escape(_ADDRESS.sub("0x…", text[start:at]))
+    after = escape(_ADDRESS.sub("0x…", text[at:end])) + "'" + ("…" if end < len(text) else "")
     return before, after
 
 
