@@ -1,20 +1,28 @@
-"""Thread-locality under load, and state that no single scenario can observe."""
+"""Thread-locality under load, and state that no single scenario can observe.
+
+Each failure names the rule it breaks and the value that differs, and comes with a script
+that reproduces it through the implementation's adapter.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from conformance.adapter import Adapter
+from conformance.failure import adapter_script, fail
 from conformance.sandbox import sandboxed
 
 THREADS, CALLS = 8, 500
 #: Seconds the threads of one test may take together (they take well under one).
 THREAD_SECONDS = 10.0
+
+Record = Callable[[str, object], None]
 
 
 def _join(threads: list[threading.Thread]) -> None:
@@ -24,7 +32,8 @@ def _join(threads: list[threading.Thread]) -> None:
     for thread in threads:
         thread.join(timeout=max(deadline - time.monotonic(), 0.0))
     running = sum(t.is_alive() for t in threads)
-    assert not running, f"{running} thread(s) still running after {THREAD_SECONDS:g} s"
+    assert not running, (f"{running} of {len(threads)} thread(s) still running after "
+                         f"{THREAD_SECONDS:g} s")
 
 
 def _logging_mode(adapter: Adapter, seen: list[int], owner: int) -> type:
@@ -36,11 +45,43 @@ def _logging_mode(adapter: Adapter, seen: list[int], owner: int) -> type:
                                            {"__torch_function__": handler})
 
 
+_OWN_MODE = f'''
+from collections import Counter
+
+THREADS, CALLS = {THREADS}, {CALLS}
+seen = [[] for _ in range(THREADS)]
+start = threading.Barrier(THREADS)
+
+
+def work(index):
+    x = ad.tensor([1.0, 2.0])
+    add = ad.func("add")
+    start.wait()
+    with ad.push(logging_mode(seen[index], index)):
+        for _ in range(CALLS):
+            add(x, x)
+
+
+workers = [threading.Thread(target=work, args=(i,)) for i in range(THREADS)]
+for w in workers:
+    w.start()
+for w in workers:
+    w.join()
+for index, calls in enumerate(seen):
+    print(f"thread {{index}}'s mode handled calls from these threads:", dict(sorted(Counter(calls).items())))
+'''
+
+
+def _counts(calls: list[int]) -> str:
+    return ", ".join(f"{n} from thread {owner}" for owner, n in sorted(Counter(calls).items())) or "none"
+
+
 @pytest.mark.rule("TFM_THREAD_001", "TFM_THREAD_002")
 @sandboxed
-def test_each_thread_sees_only_its_own_mode(adapter: Adapter) -> None:
+def test_each_thread_sees_only_its_own_mode(adapter: Adapter, impl_spec: str,
+                                            record_property: Record) -> None:
     seen: list[list[int]] = [[] for _ in range(THREADS)]
-    errors: list[BaseException] = []
+    errors: list[tuple[int, BaseException]] = []
     start = threading.Barrier(THREADS)
 
     def work(index: int) -> None:
@@ -52,38 +93,99 @@ def test_each_thread_sees_only_its_own_mode(adapter: Adapter) -> None:
                 for _ in range(CALLS):
                     add(x, x)
         except BaseException as exc:
-            errors.append(exc)
+            errors.append((index, exc))
 
     workers = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(THREADS)]
     for w in workers:
         w.start()
     _join(workers)
-    assert not errors, errors
-    for index, calls in enumerate(seen):
-        assert calls == [index] * CALLS, f"thread {index}'s mode saw {len(calls)} calls, not {CALLS}"
+    script = adapter_script(impl_spec, "test_each_thread_sees_only_its_own_mode", _OWN_MODE)
+    if errors:
+        index, exc = errors[0]
+        fail(record_property, ("TFM_THREAD_001", "TFM_THREAD_002"),
+             f"thread {index}, pushing its own mode and calling add {CALLS} times",
+             "no exception", f"{type(exc).__name__}({str(exc)!r})", script,
+             (f"({len(errors)} of {THREADS} threads raised)",))
+    wrong = [i for i, calls in enumerate(seen) if calls != [i] * CALLS]
+    # A mode that handled another thread's calls breaks TFM_THREAD_002 alone; calls that
+    # reached no mode at all may break either rule.
+    foreign = [i for i in wrong if any(owner != i for owner in seen[i])]
+    if wrong:
+        index = (foreign or wrong)[0]
+        fail(record_property, ("TFM_THREAD_002",) if foreign else ("TFM_THREAD_001", "TFM_THREAD_002"),
+             f"the calls thread {index}'s mode handled, by the thread that made them",
+             f"{CALLS} from thread {index}", _counts(seen[index]), script,
+             (f"(the modes of threads {', '.join(map(str, wrong))} saw other calls than their own)",))
+
+
+_NEW_THREAD = '''
+found = []
+with ad.push(logging_mode([], 0)):
+    print("current mode inside the push block:", ad.current_mode())
+    worker = threading.Thread(target=lambda: found.append(ad.current_mode()))
+    worker.start()
+    worker.join()
+print("current mode in a new thread started inside the block:", found[0])
+print("current mode after the block:", ad.current_mode())
+'''
 
 
 @pytest.mark.rule("TFM_THREAD_001")
 @sandboxed
-def test_a_new_thread_starts_without_a_mode(adapter: Adapter,
-                                            record_property: Callable[[str, object], None]) -> None:
+def test_a_new_thread_starts_without_a_mode(adapter: Adapter, impl_spec: str,
+                                            record_property: Record) -> None:
+    script = adapter_script(impl_spec, "test_a_new_thread_starts_without_a_mode", _NEW_THREAD)
+    installs = ("TFM_PUSH_001",) if adapter.generation == "2022" else ("TFM_STACK_001",)
+    restores = ("TFM_PUSH_003",) if adapter.generation == "2022" else ("TFM_STACK_002",)
     found: list[object] = []
-    with adapter.push(_logging_mode(adapter, [], 0)):
+    with adapter.push(_logging_mode(adapter, [], 0)) as pushed:
         worker = threading.Thread(target=lambda: found.append(adapter.current_mode()), daemon=True)
         worker.start()
         _join([worker])
-        assert adapter.current_mode() is not None
-    assert found == [None]
+        inside = adapter.current_mode()
+    if inside is None:  # not this test's rule: the one that says the push makes its mode current
+        fail(record_property, installs, "the current mode inside the push block",
+             "the pushed mode", inside, script)
+    if found != [None]:
+        fail(record_property, ("TFM_THREAD_001",),
+             "the current mode in a new thread started inside the push block", None,
+             found[0] if found else "nothing (the thread did not run)", script,
+             (f"(the pushed mode: {pushed!r})",))
     left = adapter.current_mode()
     if left is not None:  # not this test's rule: the one that says the push block restores
-        record_property("failed_rules", "TFM_PUSH_003" if adapter.generation == "2022"
-                        else "TFM_STACK_002")
-        pytest.fail(f"the push block left its mode current: {left!r}", pytrace=False)
+        fail(record_property, restores, "the current mode after the push block", None, left,
+             script)
+
+
+_DISABLE_RAISE = '''
+calls = []
+
+
+def handler(cls, func, types, args=(), kwargs=None):
+    calls.append(cls.__name__)
+    return 5
+
+
+Sub = type("Sub", (ad.Tensor,), {"__torch_function__": classmethod(handler)})
+x = ad.tensor([1.0]).as_subclass(Sub)
+add = ad.func("add")
+try:
+    with ad.disable():
+        add(x, x)
+        print("subclass handlers run inside DisableTorchFunction:", calls)
+        raise RuntimeError("leave the block by an exception")
+except RuntimeError:
+    pass
+print("add(x, x) after the block:", add(x, x), "- subclass handlers run:", calls)
+'''
 
 
 @pytest.mark.rule("TFM_DISABLE_006")
 @sandboxed
-def test_disable_restores_subclass_handling_after_a_raise(adapter: Adapter) -> None:
+def test_disable_restores_subclass_handling_after_a_raise(adapter: Adapter, impl_spec: str,
+                                                          record_property: Record) -> None:
+    script = adapter_script(impl_spec, "test_disable_restores_subclass_handling_after_a_raise",
+                            _DISABLE_RAISE)
     calls: list[str] = []
 
     def handler(cls: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
@@ -93,8 +195,17 @@ def test_disable_restores_subclass_handling_after_a_raise(adapter: Adapter) -> N
     sub = type("Sub", (adapter.Tensor,), {"__torch_function__": classmethod(handler)})
     x = adapter.tensor([1.0]).as_subclass(sub)
     add = adapter.func("add")
-    with pytest.raises(RuntimeError), adapter.disable():
+    with pytest.raises(RuntimeError, match="leave the block"), adapter.disable():
         add(x, x)
+        inside = list(calls)
         raise RuntimeError("leave the block by an exception")
-    assert calls == []
-    assert add(x, x) == 5 and calls == ["Sub"]
+    if inside:  # not this test's rule: the one that says no subclass handler runs inside
+        fail(record_property, ("TFM_DISABLE_001",),
+             "the subclass handlers run for add(x, x) inside DisableTorchFunction", [], inside,
+             script)
+    result = add(x, x)
+    if result != 5 or calls != ["Sub"]:
+        fail(record_property, ("TFM_DISABLE_006",),
+             "add(x, x) on a subclass after DisableTorchFunction exited by an exception: "
+             "its result, and the subclass handlers run",
+             (5, ["Sub"]), (result, calls), script)
