@@ -165,9 +165,3 @@ def show_outcome(o: Returned | Raised) -> str:
     if isinstance(o, Returned):
         return f"return {o.value!r}"
     return f"{o.exc_type}({o.message.render()!r})"
-
-
-def show_trace(trace: Trace) -> str:
-    """Every event of ``trace`` and its outcome, in full, as :func:`differences` shows them."""
-    parts = [show_event(event) for event in trace.events] + [show_outcome(trace.outcome)]
-    return "; ".join(parts)

@@ -3,8 +3,8 @@
 Each difference is one block: where it is (an event and its field, the outcome, the mode left
 current), the rules that decide it, the full expected and observed values, and where two texts
 differ, the character where they part (:mod:`conformance.textdiff`). The first block is the
-first divergence, the one a failure is attributed to; the blocks after it may be its
-consequences.
+first divergence, the one a failure is attributed to; the blocks after it start with "then":
+they may be its consequences.
 """
 
 from __future__ import annotations
@@ -171,15 +171,17 @@ def describe_differences(expected: Trace, observed: Trace, naming: Naming,
     ``scenario`` narrows the rules of a wrong mode left current to the step that made it
     current (:func:`~conformance.attribution.leak_rules`)."""
     expected = align(expected, observed, naming)
-    out: list[str] = []
+    found: list[list[str]] = []
     divergence = first_divergence(expected, observed, naming)
     if divergence is not None:
-        out += _event(expected, *divergence, naming)
+        found.append(_event(expected, *divergence, naming))
     if differences(Trace((), expected.outcome, None), Trace((), observed.outcome, None), naming):
-        out += _outcome(expected.outcome, observed.outcome, naming)
+        found.append(_outcome(expected.outcome, observed.outcome, naming))
     if expected.after != observed.after:
         rules = (leak_rules(scenario, expected, observed) if scenario is not None
                  else expected.after_rules)
-        out += block("the current mode once every set-up step has exited", rules,
-                     repr(expected.after), repr(observed.after))
-    return out
+        found.append(block("the current mode once every set-up step has exited", rules,
+                           repr(expected.after), repr(observed.after)))
+    # What follows the first difference may be its consequence: "then" says it comes after.
+    return [line if i == 0 or j else f"then {line}" for i, lines in enumerate(found)
+            for j, line in enumerate(lines)]
