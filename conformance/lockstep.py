@@ -91,10 +91,11 @@ class Lockstep(RuleBasedStateMachine):
         """The model's rule tags ``rules`` as the rules of the model's generation."""
         return self.model.translate(Trace((), Raised("", Message(()), rules), None)).outcome.rules
 
-    def enter(self, step: Step, label: str, model_cm: Any, impl_cm: Any,
+    def enter(self, step: Step, label: str, model_cm: Any, make_impl: Callable[[], Any],
               restores: tuple[str, ...]) -> None:
-        """Enter both blocks of set-up ``step``; ``restores``: the rules that decide what their
-        exit restores."""
+        """Enter both blocks of set-up ``step`` (``make_impl`` makes the implementation's: an
+        implementation may check its arguments there already); ``restores``: the rules that
+        decide what their exit restores."""
         self.record(Op("enter", label, step))
         predicted: ModelRaise | None = None
         entered: object = None
@@ -110,6 +111,7 @@ class Lockstep(RuleBasedStateMachine):
             installed = self.model.installed_by.get(entered) if isinstance(entered, ModeRef) else None
             self.current_rules = self.tags(installed or ("TFM_PUSH_001",))
         try:
+            impl_cm = make_impl()
             impl_entered = impl_cm.__enter__()
         except Exception as exc:
             if predicted is None:

@@ -65,20 +65,20 @@ def _machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
 
         @rule(mode=st.sampled_from(MODES))
         def push(self, mode: str) -> None:
-            self.enter(Push(mode), f"push {mode}", self.model.push(mode), self.impl.push(mode),
-                       ("TFM_PUSH_003",))
+            self.enter(Push(mode), f"push {mode}", self.model.push(mode),
+                       lambda: self.impl.push(mode), ("TFM_PUSH_003",))
 
         @rule(obj=st.sampled_from(TARGETS), replace=st.sampled_from(TARGETS), ignore=st.booleans())
         def enable(self, obj: str | None, replace: str | None, ignore: bool) -> None:
             model_cm = self.model.enable(self.model.resolve(obj), self.model.resolve(replace), ignore)
-            impl_cm = adapter.enable(self._obj(obj), self._obj(replace), ignore)
             for name in (obj, replace):
                 ref = self.model.resolve(name)
                 if ref is not None and name is not None:
                     self.objects[ref] = self._obj(name)
             self.enter(Enable(obj, replace, ignore),
                        f"enable {obj} (replace={replace}, ignore_preexisting={ignore})", model_cm,
-                       impl_cm, ("TFM_ENABLE_001",))
+                       lambda: adapter.enable(self._obj(obj), self._obj(replace), ignore),
+                       ("TFM_ENABLE_001",))
 
         @precondition(lambda self: bool(self.open))
         @rule(data=st.data())
@@ -117,12 +117,12 @@ def _stack_machine(adapter: Adapter) -> type[RuleBasedStateMachine]:
         def enter_mode(self, mode: str) -> None:
             self.enter(Enter(mode), f"with {mode}",
                        self.model_stack.entered(ModeRef("inst", mode, 0)),
-                       self.impl.instances[mode], ("TFM_STACK_002",))
+                       lambda: self.impl.instances[mode], ("TFM_STACK_002",))
 
         @rule(mode=st.sampled_from(("M", "N")))
         def push_new(self, mode: str) -> None:
             self.enter(Push(mode), f"with {mode}()", self.model_stack.push(mode),
-                       self.impl.push(mode), ("TFM_STACK_002",))
+                       lambda: self.impl.push(mode), ("TFM_STACK_002",))
 
         @precondition(lambda self: bool(self.open))
         @rule(data=st.data())
