@@ -15,7 +15,7 @@ from typing import NoReturn
 import pytest
 
 from .divergence import block
-from .textdiff import first_difference, shorten, text_diff
+from .textdiff import MAX_SHOWN, first_difference, shorten, text_diff
 
 __all__ = ["adapter_script", "fail", "shown"]
 
@@ -23,9 +23,11 @@ Record = Callable[[str, object], None]
 
 
 def shown(value: object) -> str:
-    """``value`` as a failure shows it: its repr (a long text shortened at its end)."""
+    """``value`` as a failure shows it: its repr (a very long one cut at its end, saying so)."""
     text = repr(value)
-    return shorten(text, len(text))[0]
+    if len(text) <= MAX_SHOWN:
+        return text
+    return f"{shorten(text, 0)[0]} (the first {MAX_SHOWN} of {len(text)} characters)"
 
 
 def fail(record_property: Record, rules: tuple[str, ...], where: str, expected: object,

@@ -20,6 +20,7 @@ import reference_impl
 from conformance.adapter import NamespaceAdapter
 from conformance.check import check
 from conformance.divergence import describe_differences, text_offsets
+from conformance.failure import fail, shown
 from conformance.runner import execute
 from conformance.snippet import steps_snippet
 from conformance.steps import Op, as_scenario, why_not
@@ -218,3 +219,20 @@ def test_stack_replay_scripts_are_python_for_a_namespace_and_an_adapter() -> Non
         compile(code, "<steps>", "exec")
         assert "leave_unentered('step 5: exit of P, never entered', mode_P)" in code
         assert ("ad.mode_stack()" in code) == impl.endswith("Adapter")
+
+
+# -- the hand-written tests' failures -----------------------------------------------------------
+
+
+def test_a_hand_written_failure_records_its_rule_and_shows_both_values() -> None:
+    recorded: list[tuple[str, object]] = []
+    with pytest.raises(pytest.fail.Exception) as failed:
+        fail(lambda k, v: recorded.append((k, v)), ("TFM_TEXT_005",), "the error text",
+             "mode M.  Use push", "mode M. Use push", snippet="print('repro')")
+    assert recorded == [("failed_rules", "TFM_TEXT_005"), ("snippet", "print('repro')")]
+    lines = str(failed.value.msg).splitlines()
+    assert lines[:4] == ["breaks TFM_TEXT_005:", "the error text [TFM_TEXT_005]:",
+                         "  expected: 'mode M.  Use push'", "  observed: 'mode M. Use push'"]
+    exp, obs, col = _caret(lines[5:])
+    assert exp[col] == " " and obs[col] == "U"
+    assert shown("x" * 5000).endswith(f"(the first {MAX_SHOWN} of 5002 characters)")
