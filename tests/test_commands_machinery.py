@@ -203,6 +203,7 @@ def test_a_run_that_does_not_do_what_the_registry_states_fails(tmp_path: Path) -
         "python -m conformance.matrix" = { writes = ["nowhere.txt"] }
         [equivalent]
         "tox -e conformance -- --impl M" = { with = { M = "no_such_module" }, certificate = { fail = 0 } }
+        "tox -e conformance -- I" = { with = { I = "--impl=no" }, shorter = "-x", reason = "r", writes = "x" }
         [named]
         "python -m conformance._child" = {}
         """)
@@ -212,7 +213,8 @@ def test_a_run_that_does_not_do_what_the_registry_states_fails(tmp_path: Path) -
     assert problems[2] == [problems[2][0]] and "nowhere.txt was not written" in problems[2][0]
     assert "expected exit status 0" in problems[3][0] and "no_such_module" in problems[3][0]
     assert "no reports/certificate.json was written" in problems[3][1]
-    assert "expected exit status 0" in problems[4][0]
+    assert "collecting the shown command failed" in problems[4][0] and "--co" in problems[4][0]
+    assert "expected exit status 0" in problems[5][0]
 
 
 def test_the_workspace_runs_the_copy_and_never_tox(tmp_path: Path) -> None:

@@ -121,8 +121,8 @@ def exercise(entry: Entry, ws: Workspace) -> list[str]:
         return [f"{entry.label()}: {problem}"
                 for problem in _expect(entry, ws.shell(f"{entry.command} --help", entry.timeout))]
     _files(entry, ws)
-    for path in entry.writes:
-        (ws.root / path).unlink(missing_ok=True)
+    for path in (*entry.writes, *([CERTIFICATE] if entry.certificate else [])):
+        (ws.root / path).unlink(missing_ok=True)  # an earlier run's file proves nothing
     for command in entry.before:
         done = ws.shell(command, entry.timeout)
         if done.status is None:
