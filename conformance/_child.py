@@ -239,7 +239,13 @@ def serve(conn_in: Connection, conn_out: Connection, spec: str, origin: str) -> 
 
 
 def main(argv: list[str]) -> int:
-    read_fd, write_fd, spec, parent, origin = int(argv[0]), int(argv[1]), argv[2], int(argv[3]), argv[4]
+    try:
+        read_fd, write_fd, spec, parent, origin = int(argv[0]), int(argv[1]), argv[2], int(argv[3]), argv[4]
+    except (IndexError, ValueError):
+        print("python -m conformance._child is started by the suite's sandbox with the ends of its "
+              "pipes, not by hand; run the suite: pytest --pyargs conformance.suite --impl MODULE",
+              file=sys.stderr)
+        return 2
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the suite's process decides when to stop
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
                      name="tfmode-sandbox-watch").start()

@@ -9,6 +9,7 @@ every change with the dev profile; this table records one certification run of e
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import importlib
 import json
@@ -68,7 +69,12 @@ def render(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(
+        prog="python -m tests.quality.kill_reference",
+        description="Certify reference_impl and every mutant of tests/mutants with the certify "
+                    "profile and write docs/_generated/kill-reference.json and .rst (minutes)."
+    ).parse_args(argv)
     data = collect()
     (REPO / JSON).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     (REPO / RST).write_text(render(data), encoding="utf-8")
