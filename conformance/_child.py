@@ -254,6 +254,11 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    # `python -m` put the working folder first on sys.path; the suite's process passed its own
+    # sys.path, in its order, as PYTHONPATH (--impl-path first): that order decides, so that a
+    # same-named package in the working folder cannot shadow the one --impl-path names.
+    if sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]
     # Run the module under its own name: requests name its functions as conformance._child:...,
     # and those must share this run's globals (the connection) and classes (BodyFailed).
     from conformance import _child

@@ -591,6 +591,19 @@ def test_impl_path_imports_an_uninstalled_implementation(pytester: pytest.Pytest
     assert bad.errlines[0] == "ERROR: --impl-path: 'nowhere' is not a directory"
 
 
+def test_impl_path_wins_over_the_working_folder(pytester: pytest.Pytester) -> None:
+    # A same-named copy in the folder pytest runs in must not be the one certified.
+    pytester.makepyfile(test_toy=TOY)
+    pytester.makepyfile(mytorch="raise ImportError('the copy in the working folder was imported')")
+    (pytester.path / "vendored").mkdir()
+    (pytester.path / "vendored" / "mytorch.py").write_text("from reference_impl import *\n"
+                                                          "import reference_impl as _r\n"
+                                                          "overrides, _C = _r.overrides, _r._C\n")
+    found = run(pytester, "--impl-path", "vendored", "--impl", "mytorch")
+    assert "working folder was imported" not in found.stdout.str() + found.stderr.str()
+    assert found.ret in (0, 1) and "implementation: mytorch" in found.stdout.str()
+
+
 def test_every_missing_name_is_reported_at_once_methods_included() -> None:
     import types
 
