@@ -71,8 +71,11 @@ NAMES: tuple[Name, ...] = (
          "Tensor subclass `cls`, without dispatching; how the suite makes subclass arguments.",
          required=BOTH),
     Name("Tensor.__torch_function__", "The default handler, a classmethod `(func, types, "
-         "args=(), kwargs=None)` that computes `func` and converts a Tensor result to the "
-         "subclass; scenarios call it as `super().__torch_function__`.", required=BOTH),
+         "args=(), kwargs=None)`: it returns `NotImplemented` unless `cls` is a subclass of "
+         "every type in `types`; otherwise it computes `func` with torch functions disabled (as "
+         "under `DisableTorchFunction`) and converts the result to `cls`: a Tensor itself, a "
+         "tuple or list element by element. Scenarios call it as `super().__torch_function__`.",
+         required=BOTH),
     # -- factories and the overridable functions of the model ---------------------------------
     Name("tensor", "`tensor(data)`: a plain Tensor holding `data`, a list of floats.",
          required=BOTH),
@@ -151,7 +154,9 @@ NAMES: tuple[Name, ...] = (
          "differ, any other follows 2.x.", optional=BOTH),
     Name("__tfmode_release__", "The release whose error and warning texts the namespace "
          "shows (`pr75154`, or a torch version such as `2.0.1`); without it, `__version__` "
-         "without its local part.", optional=BOTH),
+         "without its local part. The TEXT rules compare the texts of this release: for a "
+         "release the text table does not know (such as a namespace's own `0.1.0`) they stay "
+         "untested, so a namespace of the 2022 design declares `pr75154`.", optional=BOTH),
 )
 
 FEATURES: tuple[Feature, ...] = (

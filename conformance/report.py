@@ -147,6 +147,8 @@ class RuleVerdict:
     tests: list[str] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
     expected_failure_reason: str | None = None
+    #: why the rule has the verdict it has, where the verdict alone does not say
+    note: str | None = None
 
 
 def _text_status(rule: Rule, generation: str, stack_version: str | None, release: str | None) -> str:
@@ -193,9 +195,14 @@ def aggregate(catalogue: Catalogue, generation: str, outcomes: Iterable[TestOutc
             verdict = "not_applicable"
         else:
             verdict = "untested"
+        note = None
+        if verdict == "untested" and texts == "unknown":
+            shown = release or default_release(generation, stack_version)
+            note = (f"the text table has no texts of release {shown!r}: declare the release "
+                    "whose texts the implementation shows (__tfmode_release__)")
         out[rule.id] = RuleVerdict(
             rule, verdict, sorted(t.nodeid for t in tests), sorted(failures, key=lambda f: f.test),
-            expected.get(rule.id) if verdict == "expected_failure" else None)
+            expected.get(rule.id) if verdict == "expected_failure" else None, note)
     return out
 
 
@@ -311,6 +318,8 @@ def terminal_lines(verdicts: Mapping[str, RuleVerdict], level: Mapping[str, Any]
             detail = f" ({len(v.failures)} failing test{'s' if len(v.failures) > 1 else ''})"
         if v.expected_failure_reason:
             detail += f" expected: {v.expected_failure_reason}"
+        if v.note:
+            detail += f" ({v.note})"
         lines.append(f"{_SHORT[v.verdict]:>8} {rule_id} [{v.rule.level}] {v.rule.title}{detail}")
     features = ", ".join(level["features"]) or "none"
     lines.append(f"level reached: {level['reached']} (optional features: {features})")
