@@ -177,7 +177,10 @@ def _choose_profile(config: pytest.Config, state: RunState) -> None:
     try:
         chosen = settings.get_profile(name)
     except InvalidArgument:
-        raise pytest.UsageError(f"no hypothesis profile named {name!r}") from None
+        origin = ("--hypothesis-profile" if given else
+                  "TFMODE_PROFILE" if os.environ.get("TFMODE_PROFILE") else "the default profile")
+        raise pytest.UsageError(f"{origin}: no hypothesis profile named {name!r} (the suite's: "
+                                f"{', '.join(profiles.PROFILES)})") from None
     if given and state.certify:
         if _explicit_database(chosen):
             raise pytest.UsageError(f"--certify refuses an explicitly configured example database "

@@ -258,13 +258,20 @@ def load_adapter(spec: str, origin: str | None = None) -> Adapter:
     An implementation that calls ``sys.exit`` while loading is an error like any other.
     """
     given = origin or f"--impl {spec!r}"
-    module_name, _, attr = spec.partition(":")
+    module_name, colon, attr = spec.partition(":")
     if not module_name:
         raise AdapterError(f"{given}: no module named")
+    if colon and not attr:
+        raise AdapterError(f"{given}: nothing after ':' (give MODULE, or pkg.mod:ATTR naming "
+                           "the adapter)")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        raise AdapterError(f"{given}: no module named {exc.name!r}") from None
+        hint = ""
+        if exc.name == module_name.split(".")[0]:
+            hint = (" (not installed? --impl-path DIR, TFMODE_IMPL_PATH or certify(impl_path=DIR) "
+                    "imports it from the folder DIR that holds it)")
+        raise AdapterError(f"{given}: no module named {exc.name!r}{hint}") from None
     except (Exception, SystemExit) as exc:  # an import that raises: report it on one line
         raise AdapterError(f"{given}: importing {module_name} raised "
                            f"{type(exc).__name__}: {exc}") from None

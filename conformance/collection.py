@@ -10,7 +10,7 @@ import pytest
 from .activation import activate
 from .adapter import FEATURES
 from .report import TestOutcome
-from .runstate import CONTROLLER, GENERATIONS, from_suite, marker_args, state_of
+from .runstate import CONTROLLER, GENERATIONS, from_suite, marker_args, shown_nodeid, state_of
 from .selection import Selection, describe
 
 
@@ -42,7 +42,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 state.modules.add(item.path.name)
             item.extra_keyword_matches.update(rules)  # -k TFM_ORDER matches the rule markers
         if rules:
-            state.outcomes[item.nodeid] = TestOutcome(item.nodeid, rules, feats)
+            state.outcomes[item.nodeid] = TestOutcome(item.nodeid, rules, feats,
+                                                      shown=shown_nodeid(item))
             for rule_id in rules:
                 state.coverage.setdefault(rule_id, []).append(item.nodeid)
             for feature in feats:

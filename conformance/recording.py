@@ -23,6 +23,7 @@ from .runstate import (
     RunState,
     marker_args,
     one_line,
+    shown_nodeid,
     state_of,
 )
 
@@ -239,7 +240,7 @@ def _failure(item: pytest.Item, report: pytest.TestReport, state: RunState,
             pass
     snippet = props.get("snippet")
     examples = props.get("examples")
-    return Failure(item.nodeid, normalise(text), scenario,
+    return Failure(shown_nodeid(item), normalise(text), scenario,
                    None if snippet is None else str(snippet),
                    examples if isinstance(examples, int) and not isinstance(examples, bool) else None)
 

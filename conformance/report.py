@@ -106,6 +106,8 @@ class TestOutcome:
     #: Of ``failed_rules``, those an expected failure excused wherever this test saw them
     #: (``None``: the test does not tell; an expected rule's failure is then excused).
     excused_rules: tuple[str, ...] | None = None
+    #: how reports name the test (the same whatever folder pytest ran in); "" : ``nodeid``
+    shown: str = ""
 
     def excused(self, rule_id: str, expected: Mapping[str, str]) -> bool:
         """Whether this test's failure of ``rule_id`` is one the expected failures excuse."""
@@ -125,7 +127,7 @@ class TestOutcome:
         """The outcome as a worker sends it to the controller (pytest-xdist)."""
         return json.dumps({"nodeid": self.nodeid, "rules": self.rules, "features": self.features,
                            "status": self.status, "failed_rules": self.failed_rules,
-                           "excused_rules": self.excused_rules,
+                           "excused_rules": self.excused_rules, "shown": self.shown,
                            "failure": None if self.failure is None else self.failure.as_dict()})
 
     @classmethod
@@ -135,7 +137,7 @@ class TestOutcome:
         excused = data.get("excused_rules")
         return cls(data["nodeid"], tuple(data["rules"]), tuple(data["features"]), data["status"],
                    tuple(data["failed_rules"]), failure,
-                   None if excused is None else tuple(excused))
+                   None if excused is None else tuple(excused), data.get("shown", ""))
 
 
 @dataclass
@@ -201,7 +203,8 @@ def aggregate(catalogue: Catalogue, generation: str, outcomes: Iterable[TestOutc
             note = (f"the text table has no texts of release {shown!r}: declare the release "
                     "whose texts the implementation shows (__tfmode_release__)")
         out[rule.id] = RuleVerdict(
-            rule, verdict, sorted(t.nodeid for t in tests), sorted(failures, key=lambda f: f.test),
+            rule, verdict, sorted(t.shown or t.nodeid for t in tests),
+            sorted(failures, key=lambda f: f.test),
             expected.get(rule.id) if verdict == "expected_failure" else None, note)
     return out
 

@@ -134,3 +134,12 @@ OUTCOME_PROPERTY = "tfmode_outcome"
 SETTINGS_PROPERTY = "tfmode_hypothesis"
 NOISE_PROPERTY = "tfmode_noise"
 
+
+
+def shown_nodeid(item: pytest.Item) -> str:
+    """How reports name a test: a suite test from the suite's package on
+    (``conformance/suite/test_examples.py::test_example[...]``), whatever folder pytest ran in
+    and wherever the package is installed; any other test by its node ID."""
+    if not from_suite(item) or "::" not in item.nodeid:
+        return item.nodeid
+    return f"conformance/suite/{item.path.name}::{item.nodeid.split('::', 1)[1]}"

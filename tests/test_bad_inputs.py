@@ -51,7 +51,10 @@ class Row:
 SUITE = ("--impl", "reference_impl")
 ROWS: dict[str, Row] = {
     "missing module": Row("suite", ("--impl", "no_such_module_xyz"),
-                          "--impl 'no_such_module_xyz': no module named 'no_such_module_xyz'"),
+                          "--impl 'no_such_module_xyz': no module named 'no_such_module_xyz' "
+                          "(not installed? --impl-path DIR"),
+    "nothing after the colon": Row("suite", ("--impl", "reference_impl:"),
+                                   "--impl 'reference_impl:': nothing after ':'"),
     "import error": Row("suite", ("--impl", "boom"),
                         "--impl 'boom': importing boom raised RuntimeError: kaput"),
     "syntax error": Row("suite", ("--impl", "syntaxerr"), "importing syntaxerr raised SyntaxError"),
@@ -84,7 +87,10 @@ ROWS: dict[str, Row] = {
                                                        "unknown_rule.toml"),
                                              "unknown rule ID 'TFM_NOPE_001'"),
     "unknown profile": Row("suite", (*SUITE, "--hypothesis-profile", "nope"),
-                           "no hypothesis profile named 'nope'"),
+                           "--hypothesis-profile: no hypothesis profile named 'nope' (the suite's: "
+                           "dev, ci, certify, thorough)"),
+    "unknown profile in the environment": Row("suite", SUITE, "TFMODE_PROFILE: no hypothesis "
+                                              "profile named 'nope'", {"TFMODE_PROFILE": "nope"}),
     "explain modes = 5": Row("spec", ("explain", "modes5.toml"), "modes must be an array, got int"),
     "explain non-UTF-8": Row("spec", ("explain", "latin1.toml"), "latin1.toml: not UTF-8 text"),
     "explain missing file": Row("spec", ("explain", "nope.toml"), "nope.toml: cannot read"),

@@ -194,12 +194,13 @@ def test_a_whole_toy_run_is_not_partial(pytester: pytest.Pytester) -> None:
 # -- the real suite -----------------------------------------------------------------------------
 
 
-def _suite(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+def _suite(tmp_path: Path, *args: str,
+           cwd: Path | None = None) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TFMODE_", "CI"))}
     env["PYTHONPATH"] = str(ROOT)
     done = subprocess.run([sys.executable, "-m", "pytest", *PLUGIN, "--impl", "reference_impl",
                            "--reports-dir", str(tmp_path / "reports"), *args],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+                          cwd=cwd or tmp_path, env=env, capture_output=True, text=True, timeout=600)
     cert: dict[str, Any] = json.loads((tmp_path / "reports" / "certificate.json").read_text())
     return done, cert
 
@@ -223,3 +224,12 @@ def test_one_module_of_the_suite_is_a_partial_run(tmp_path: Path) -> None:
     # which tests of a rule the other modules hold is unknown: no rule has a verdict
     assert "pass" not in {v["verdict"] for v in cert["rules"].values()}
     assert cert["level"]["reached"] == "none"
+
+
+def test_tests_are_named_alike_whatever_folder_the_run_is_made_in(tmp_path: Path) -> None:
+    args = ("--pyargs", "conformance.suite", "--rules", "TFM_ORDER_001", "--hypothesis-seed", "1")
+    _, inside = _suite(tmp_path / "a", *args, cwd=ROOT)
+    _, outside = _suite(tmp_path / "b", *args, cwd=tmp_path)
+    names = inside["rules"]["TFM_ORDER_001"]["tests"]
+    assert names == outside["rules"]["TFM_ORDER_001"]["tests"]
+    assert names and all(n.startswith("conformance/suite/test_") for n in names)
