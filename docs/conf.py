@@ -26,6 +26,20 @@ ROOT = DOCS.parent
 # example modules of the adapter page.
 sys.path[:0] = [str(ROOT), str(DOCS / "_ext"), str(DOCS / "examples")]
 
+
+def _must_2022() -> int:
+    """The MUST rules a 2022 implementation showing the PR's texts is held to (its badge's N/N)."""
+    from spec.catalogue import load_catalogue
+    from spec.texts import load_texts
+
+    texts = load_texts()
+    return sum(1 for r in load_catalogue().for_generation("2022")
+               if r.level in ("MUST", "MUST NOT")
+               and not (r.area == "TEXT" and texts.rule_status(r.id, "pr75154") == "absent"))
+
+
+rst_prolog = f".. |must-badge| replace:: ``MUST {_must_2022()}/{_must_2022()}``\n"
+
 project = "tfmode-conformance"
 author = "the tfmode-conformance maintainers"
 copyright = "2026, the tfmode-conformance maintainers"
