@@ -183,4 +183,19 @@ def _check_call(call: Call, classes: object) -> None:
         ok = isinstance(first, TensorArg) and (
             first.cls is None or classes[first.cls].kind == "tensor")  # type: ignore[index]
     if not ok:
-        raise ScenarioError(f"call: the arguments do not fit {call.func!r} ({shape} signature)")
+        method = " (a Tensor method: the first is a tensor)" if info.method else ""
+        raise ScenarioError(f"call: the arguments do not fit {call.func!r}: it takes "
+                            f"{_SIGNATURES.get(shape, 'positional arguments only')}{method}")
+
+
+#: What each shape of function takes, as ScenarioError says it.
+_SIGNATURES = {
+    "binary": "(input, other, alpha=INT): two tensors by position or keyword, alpha where the "
+              "function has it",
+    "unary": "(input): one tensor, by position or keyword",
+    "list": "([tensors, ...]): one non-empty list of tensors, by position",
+    "sizes": "(n, ...): non-negative integers, by position",
+    "split": "(tensor, split_size): a tensor and an integer > 0, by position only",
+    "probe_seq": "([...]): one list, by position",
+    "probe_one": "(x): one argument, by position",
+}
