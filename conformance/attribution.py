@@ -23,6 +23,7 @@ from .compare import (
     differences,
     differing_field,
     differing_part,
+    event_matches,
     first_divergence,
 )
 
@@ -113,12 +114,30 @@ def outcome_rules(expected: Outcome, observed: Outcome, naming: Naming) -> tuple
     return expected.rules
 
 
-def event_rules(expected: Trace, exp: Event | None, obs: Event | None,
+def _no_handler_rules(expected: Trace, index: int) -> tuple[str, ...]:
+    """The rules by which the call whose end comes at event ``index`` dispatches to no
+    handler (empty: the model decides no such thing there)."""
+    found = [r for i, note in expected.notes if i == index and note.no_handler for r in note.rules]
+    return tuple(dict.fromkeys(found))
+
+
+def event_rules(expected: Trace, index: int, exp: Event | None, obs: Event | None,
                 naming: Naming) -> tuple[str, ...]:
     """The rules a pair of differing events of ``expected`` and an observation breaks (one
-    side ``None`` past its end): per field for a handler run, per part for a warning's text."""
+    side ``None`` past its end), at event ``index`` of ``expected`` (aligned, see
+    :func:`~conformance.compare.align`): per field for a handler run, per part for a
+    warning's text; for a handler run where the model decides that the call dispatches to
+    none, the rules of that decision; for a warning the model predicts later, the rules of
+    when it comes."""
     if isinstance(obs, WarningEmitted) and not isinstance(exp, WarningEmitted):
-        return _NO_WARNING
+        # A warning the model predicts later came too early: the rule of when it comes.
+        later = next((e for e in expected.events[index + 1:] if isinstance(e, WarningEmitted)
+                      and event_matches(e, obs, naming)), None)
+        return (later.when or later.rules) if later is not None else _NO_WARNING
+    if isinstance(obs, HandlerRun) and not isinstance(exp, HandlerRun):
+        rules = _no_handler_rules(expected, index)
+        if rules:
+            return rules
     if exp is None:
         return expected.outcome.rules
     if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
@@ -141,8 +160,7 @@ def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Nami
     expected = align(expected, observed, naming)
     divergence = first_divergence(expected, observed, naming)
     if divergence is not None:
-        _, exp, obs = divergence
-        return event_rules(expected, exp, obs, naming)
+        return event_rules(expected, *divergence, naming)
     if differences(Trace((), expected.outcome, None), Trace((), observed.outcome, None), naming):
         return outcome_rules(expected.outcome, observed.outcome, naming)
     return leak_rules(scenario, expected, observed)

@@ -89,17 +89,22 @@ def values_equal(expected: Value, observed: Value) -> bool:
 
 
 def align(expected: Trace, observed: Trace, naming: Naming) -> Trace:
-    """``expected`` without the optional warnings that the observation does not show."""
+    """``expected`` without the optional warnings that the observation does not show (its
+    notes moved to the same events as before)."""
     kept: list[Event] = []
+    moved: list[int] = []  # per event of ``expected``, its index once aligned
     j = 0
     for event in expected.events:
+        moved.append(len(kept))
         obs = observed.events[j] if j < len(observed.events) else None
         if isinstance(event, WarningEmitted) and event.optional and (
                 obs is None or not event_matches(event, obs, naming)):
             continue
         kept.append(event)
         j += 1
-    return replace(expected, events=tuple(kept))
+    moved.append(len(kept))
+    notes = tuple((moved[i], note) for i, note in expected.notes)
+    return replace(expected, events=tuple(kept), notes=notes)
 
 
 #: A handler run's fields, in the order a divergence is looked for.

@@ -99,7 +99,7 @@ def _texts(kind: str, expected: Message, observed: str, naming: Naming) -> tuple
 
 def _event(expected: Trace, index: int, exp: Event | None, obs: Event | None,
            naming: Naming) -> list[str]:
-    rules = event_rules(expected, exp, obs, naming)
+    rules = event_rules(expected, index, exp, obs, naming)
     if exp is None or obs is None or type(exp) is not type(obs):
         if obs is None:
             where = f"event {index}, {_KINDS[type(exp)]}, is missing"

@@ -75,7 +75,9 @@ def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
     An excused divergence in the ``types`` a handler sees means the implementation overloads
     on other arguments than the rules say; with ``repredict`` the model predicts what follows
     from the observed ones (who runs after a ``NotImplemented``, and the outcome), so only
-    what the excused rule does not explain is compared.
+    what the excused rule does not explain is compared. So does an excused handler run where
+    the model dispatches to no handler: the call is predicted again, dispatched with the types
+    that handler saw.
     """
     excusals = excused if isinstance(excused, Excusals) else Excusals(excused)
     found: list[str] = []
@@ -88,7 +90,7 @@ def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
         if not excusals.covers(rules, _divergent_func(scenario, current, observed, naming)):
             return Judged(rules, tuple(dict.fromkeys(found)))
         found += rules
-        runs, types = _types_divergence(current, observed, naming)
+        runs, types = _forcing(current, observed, naming)
         if repredict is not None and types is not None and forced.get(runs) != types:
             forced[runs] = types
             following = repredict(forced)
@@ -111,15 +113,16 @@ def _divergent_func(scenario: Scenario, expected: Trace, observed: Trace,
     return scenario.call.func if scenario.call is not None else None
 
 
-def _types_divergence(expected: Trace, observed: Trace,
-                      naming: Naming) -> tuple[int, tuple[str, ...] | None]:
-    """When the first divergence is in a handler run's ``types`` (its earlier fields agreeing):
-    how many handler runs precede it, and the observed types; else ``(0, None)``."""
+def _forcing(expected: Trace, observed: Trace,
+             naming: Naming) -> tuple[int, tuple[str, ...] | None]:
+    """When the first divergence is in a handler run's ``types`` (its earlier fields agreeing)
+    or is a handler run where another event (or none) is predicted: how many handler runs
+    precede it, and the observed types; else ``(0, None)``."""
     divergence = first_divergence(align(expected, observed, naming), observed, naming)
     if divergence is not None:
         i, exp, obs = divergence
-        if (isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun)
-                and differing_field(exp, obs, naming) == "types"):
+        if isinstance(obs, HandlerRun) and (
+                not isinstance(exp, HandlerRun) or differing_field(exp, obs, naming) == "types"):
             return sum(isinstance(e, HandlerRun) for e in observed.events[:i]), obs.types
     return 0, None
 

@@ -78,6 +78,15 @@ FAULTS = {
     "plain_tensor_in_types": Fault("tests.mutants.plain_tensor_overloaded",
                                    frozenset({"TFM_TYPES_003", "TFM_REACH_007"}),
                                    "a plain Tensor is collected as an overloaded argument"),
+    # The warning is right but early: the rule that says when it comes, not the rules that
+    # forbid a warning where none is due.
+    "native_warning_early": Fault("tests.mutants.plain_warning_early", frozenset({"TFM_SELF_002"}),
+                                  "the native plain-method warning comes before the handler runs"),
+    # A function with no relevant arguments dispatched to the mode: the empty sequence's rule,
+    # not the rule of the event predicted there (the mode restored once the call is over).
+    "empty_sequence_dispatches": Fault("tests.mutants.empty_sequence_dispatches",
+                                       frozenset({"TFM_REACH_002"}),
+                                       "has_torch_function(()) is True under a mode"),
 }
 
 

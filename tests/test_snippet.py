@@ -18,7 +18,7 @@ from conformance.adapter import NamespaceAdapter
 from conformance.runner import execute
 from conformance.snippet import describe, snippet
 from conformance.strategies import scenarios
-from spec.model import Scenario, scenario_from_dict, scenario_to_dict
+from spec.model import Scenario, predict, scenario_from_dict, scenario_to_dict
 
 ADAPTER = NamespaceAdapter(reference_impl)
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,6 +80,31 @@ def test_snippet_runs_as_a_script_in_a_fresh_interpreter(tmp_path: Path) -> None
     # Classes print as __main__.X in a script, as scenario.X in the runner.
     assert [x.replace("__main__.", "scenario.") for x in lines] == describe(expected), done.stderr
     assert done.returncode == (1 if expected.outcome.__class__.__name__ == "Raised" else 0)
+
+
+def test_a_snippet_ends_with_the_predicted_outcome_beside_the_observed_one(tmp_path: Path) -> None:
+    # The error_text mutant words the native TypeError otherwise: the script raises it, and
+    # after the traceback says what the specification predicted (computed when it was written).
+    scenario = scenario_from_dict({"classes": [{"name": "A", "behaviour": "notimpl"}],
+                                   "call": {"func": "add", "args": ["A", "A"]}})
+    predicted = predict(scenario)
+    path = tmp_path / "repro.py"
+    path.write_text(snippet(scenario, "tests.mutants.error_text", "2022", predicted),
+                    encoding="utf-8")
+    assert "import spec" not in path.read_text(encoding="utf-8")
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=False,
+                          cwd=tmp_path, env={"PYTHONPATH": str(ROOT)}, timeout=60)
+    assert done.returncode == 1 and "Traceback" in done.stderr, done.stderr
+    lines = done.stdout.splitlines()
+    observed = "raised TypeError: no implementation found for 'tests.mutants.error_text.add' on " \
+               "types implementing __torch_function__: [<class '__main__.A'>]"
+    assert lines[-4:] == [
+        observed,
+        "current mode afterwards: None",
+        f"observed outcome:           {observed}",
+        "the specification predicts: raised TypeError: no implementation found for '<func add>' "
+        "on types that implement __torch_function__: [<type A>]",
+    ], done.stdout
 
 
 def test_adapter_specs_get_an_adapter_driven_script() -> None:

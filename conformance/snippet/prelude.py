@@ -117,10 +117,27 @@ FOOTER = '''
 warnings.simplefilter("always")
 warnings.showwarning = warned
 try:
-    print(f"returned {observe(run())}")
+    OUTCOME = f"returned {observe(run())}"
+    print(OUTCOME)
 except Exception as exc:
-    print(f"raised {type(exc).__name__}: {exc}")
+    OUTCOME = f"raised {type(exc).__name__}: {exc}"
+    print(OUTCOME)
     raise
 finally:
     print(f"current mode afterwards: {label(current_mode())!r}")
+'''
+
+#: With a prediction (``PREDICTED``, written into the script): the observed outcome and the
+#: predicted one are printed last, once the interpreter has shown any traceback.
+PREDICTION = '''
+
+OUTCOME = "(none: the script stopped before the call ended)"
+
+
+def outcome_and_prediction():
+    print(f"observed outcome:           {OUTCOME}")
+    print(f"the specification predicts: {PREDICTED}")
+
+
+atexit.register(outcome_and_prediction)
 '''

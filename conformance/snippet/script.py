@@ -8,13 +8,18 @@ from collections.abc import Iterator
 from spec.model.codec import scenario_to_dict
 from spec.model.functions import FUNCS
 from spec.model.scenario import Construct, Disable, Scenario, SetRaw
+from spec.model.trace import Trace
 
 from .declarations import Declarations
-from .prelude import FOOTER, HELPERS
+from .prelude import FOOTER, HELPERS, PREDICTION
+from .trace import outcome_line
 
 
 class ScriptWriter(Declarations):
-    """Emits the script for one scenario: header, helpers, declarations, the set-up and call."""
+    """Emits the script for one scenario: header, helpers, declarations, the set-up and call,
+    and, given the model's prediction, the predicted outcome to print last."""
+
+    predicted: Trace | None = None
 
     def body(self) -> Iterator[str]:
         yield "def run():"
@@ -59,6 +64,8 @@ class ScriptWriter(Declarations):
         yield from self.title()
         yield ""
         steps = self.sc.setup
+        if self.predicted is not None:
+            yield "import atexit"
         if any(isinstance(s, (SetRaw, Construct)) for s in steps):
             yield "import contextlib"
         if self.sc.call is not None and self.sc.call.thread:
@@ -146,18 +153,33 @@ class ScriptWriter(Declarations):
         yield "        handle_torch_function=ad.func('handle_torch_function')),"
         yield ")"
 
+    def prediction(self) -> Iterator[str]:
+        if self.predicted is None:
+            return
+        yield ""
+        yield ("# What the specification predicts, computed by its model when this script was "
+               "written")
+        yield "# (<type A>, <mode M> and <func f> stand for what the implementation names them):"
+        yield f"PREDICTED = {outcome_line(self.predicted)!r}"
+        yield from PREDICTION.splitlines()
+
     def script(self) -> str:
         lines = [*self.header(), *HELPERS.splitlines(), *self.extras(), *self.class_decls(),
-                 *self.mode_decls(), *self.function_decls(), "", "", *self.body(),
-                 *FOOTER.splitlines()]
+                 *self.mode_decls(), *self.function_decls(), *self.prediction(), "", "",
+                 *self.body(), *FOOTER.splitlines()]
         return "\n".join(lines) + "\n"
 
 
-def snippet(scenario: Scenario, impl_spec: str, generation: str) -> str:
+def snippet(scenario: Scenario, impl_spec: str, generation: str,
+            predicted: Trace | None = None) -> str:
     """A runnable script that reproduces ``scenario`` on ``impl_spec`` and prints what it sees.
 
     ``impl_spec`` is a module name (the script imports it as ``torch``) or ``pkg.mod:ATTR``
     (the script drives the adapter). Each line printed corresponds to one event of the
-    runner's trace (see :func:`conformance.snippet.describe`); an exception is printed and then re-raised.
+    runner's trace (see :func:`conformance.snippet.describe`); an exception is printed and then
+    re-raised. With ``predicted`` (the model's trace for the scenario) the script ends by
+    printing the outcome it observed beside the predicted one, after any traceback.
     """
-    return ScriptWriter(scenario, impl_spec, generation).script()
+    writer = ScriptWriter(scenario, impl_spec, generation)
+    writer.predicted = predicted
+    return writer.script()

@@ -47,13 +47,17 @@ def event_line(event: Event) -> str:
     return repr(event)
 
 
+def outcome_line(trace: Trace) -> str:
+    """The line a snippet prints for the outcome of ``trace``."""
+    outcome = trace.outcome
+    if isinstance(outcome, Raised):
+        return f"raised {outcome.exc_type}: {outcome.message.render()}"
+    return f"returned {_show(outcome.value)}"
+
+
 def describe(trace: Trace) -> list[str]:
     """The lines a snippet prints for a run that produced ``trace`` (addresses blanked)."""
     lines = [event_line(event) for event in trace.events]
-    outcome = trace.outcome
-    if isinstance(outcome, Raised):
-        lines.append(f"raised {outcome.exc_type}: {outcome.message.render()}")
-    else:
-        lines.append(f"returned {_show(outcome.value)}")
+    lines.append(outcome_line(trace))
     lines.append(f"current mode afterwards: {trace.after!r}")
     return [_ADDRESS.sub("0x?", line) for line in lines]

@@ -47,7 +47,8 @@ def test_example(example: Example, adapter: Target, excused: Excusals,
     try:
         from conformance.snippet import snippet
 
-        record_property("snippet", snippet(example.scenario, adapter.name, adapter.generation))
+        record_property("snippet", snippet(example.scenario, adapter.name, adapter.generation,
+                                           checked.expected))
     except Exception as exc:  # a snippet is a courtesy; the verdict stands without it
         record_property("snippet", f"# no snippet: {type(exc).__name__}: {exc}")
     pytest.fail(f"{example.name} ({example.title}) breaks {', '.join(concerned)}:\n"

@@ -21,7 +21,7 @@ from conformance.excusal import Excusals
 from conformance.shrink import shrink
 from conformance.sweep import run_sweep
 from spec.catalogue import load_catalogue
-from spec.model import Scenario, scenario_to_dict
+from spec.model import Scenario, Trace, scenario_to_dict
 
 CATALOGUE = load_catalogue()
 #: How many independent chunks the generated scenarios are split into.
@@ -60,6 +60,7 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
         return
     reports: list[str] = []
     first: Scenario | None = None
+    predicted: Trace | None = None  # the model's trace for ``first``, where it was checked
     for rule_id in failing:
         number, scenario, found, fault = sweep.rules[rule_id].failures[0]
         if fault is not None:
@@ -71,6 +72,8 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
             checked = check(smallest, adapter, excused=excused)
             details = list(checked.differences) if checked is not None else ["(no longer reproduces)"]
             how = "shrunk"
+            if first is None and checked is not None:
+                predicted = checked.expected
         reports.append(f"{rule_id}: generated scenario #{number} of chunk {chunk}, {how}:\n"
                        f"{json.dumps(scenario_to_dict(smallest), sort_keys=True)}\n" + "\n".join(details))
         if first is None:
@@ -83,7 +86,7 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
     try:
         from conformance.snippet import snippet
 
-        record_property("snippet", snippet(first, impl_spec, adapter.generation))
+        record_property("snippet", snippet(first, impl_spec, adapter.generation, predicted))
     except Exception as exc:  # a snippet is a courtesy; the verdict stands without it
         record_property("snippet", f"# no snippet: {type(exc).__name__}: {exc}")
     if sweep.stopped:

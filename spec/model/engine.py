@@ -331,7 +331,9 @@ class Engine:
                 relevant.extend(value)
             else:
                 relevant.append(value)
-        if not self._probe_items(relevant):
+        if self._forced_here() is None and not self._probe_items(relevant):
+            self._note(f"has_torch_function of ({', '.join(decl.relevant)}) is False: {func} runs "
+                       "without dispatching", self._probe_rule(relevant), no_handler=True)
             return self._kernel(func, [bound[n] for n in decl.names], {})
         split = decl.params - decl.keywords
         positional = [bound[n] for n in decl.names[:split]]
@@ -347,14 +349,15 @@ class Engine:
         if self.forced:
             overloaded = self._forced(overloaded, relevant)
         mode = self.active_mode()
-        if python and not any(self._has_tf(x) for x in relevant):
+        if python and self._forced_here() is None and not any(self._has_tf(x) for x in relevant):
             self._note("no argument has a handler and no mode is current: the function runs",
-                       "TFM_REACH_002" if not relevant else "TFM_REACH_003")
+                       "TFM_REACH_002" if not relevant else "TFM_REACH_003", no_handler=True)
             return self._kernel(func, args, kwargs)
         if not python and mode is None and not overloaded:
             if self.disabled:
                 self.value_rules.add("TFM_DISABLE_001")
-            self._note("no overloaded argument and no mode: the kernel runs", "TFM_TYPES_003")
+            self._note("no overloaded argument and no mode: the kernel runs", "TFM_TYPES_003",
+                       no_handler=True)
             return self._kernel(func, args, kwargs)
         types = tuple(a.cls for a in overloaded)
         if not python:
@@ -390,10 +393,16 @@ class Engine:
             for _ in deferred:
                 self.warn_plain_method(False)
 
+    def _forced_here(self) -> tuple[str, ...] | None:
+        """The types :attr:`forced` gives a dispatch starting now (``None``: the rules decide).
+
+        A forced dispatch happens even where the rules say the call does not dispatch: the
+        implementation was seen running a handler there."""
+        return self.forced.get(sum(isinstance(e, HandlerRun) for e in self.events))
+
     def _forced(self, overloaded: list[SymTensor], relevant: list[SymValue]) -> list[SymTensor]:
         """The overloaded arguments :attr:`forced` gives this dispatch (else ``overloaded``)."""
-        runs = sum(isinstance(e, HandlerRun) for e in self.events)
-        forced = self.forced.get(runs)
+        forced = self._forced_here()
         if forced is None or forced == tuple(a.cls for a in overloaded):
             return overloaded
         pool = [v for v in _flat(relevant) if isinstance(v, SymTensor)]
@@ -541,12 +550,14 @@ class Engine:
         return self.perform(eff.behaviour.action_for(h.func), h.bind("subclass", arg.cls, None))
 
     def warn_plain_method(self, python: bool) -> None:
+        """The plain-method warning; where it comes is TFM_SELF_003's (Python: before the
+        handler is called) or TFM_SELF_002's (native: once the call is over)."""
         if python:
             self.events.append(WarningEmitted("DeprecationWarning", self.texts.message("plain-method-python"),
-                                              ("TFM_SELF_003", "TFM_SELF_006")))
+                                              ("TFM_SELF_003", "TFM_SELF_006"), when=("TFM_SELF_003",)))
         else:
             self.events.append(WarningEmitted("UserWarning", self.texts.message("plain-method-native"),
-                                              ("TFM_SELF_002", "TFM_SELF_006")))
+                                              ("TFM_SELF_002", "TFM_SELF_006"), when=("TFM_SELF_002",)))
 
     def default_handler(self, cls: str, h: Handler) -> SymValue:
         """``Tensor.__torch_function__`` bound to ``cls``."""
@@ -659,14 +670,17 @@ class Engine:
         assert isinstance(items, (list, tuple))
         return self._probe_items(list(items))
 
+    def _probe_rule(self, items: list[SymValue]) -> str:
+        """The rule that decides ``has_torch_function`` of ``items``."""
+        if not items:
+            return "TFM_REACH_002"
+        if self.active_mode() is not None:
+            return "TFM_DISABLE_005" if self.disabled else "TFM_REACH_001"
+        return "TFM_REACH_003"
+
     def _probe_items(self, items: list[SymValue]) -> bool:
         """``has_torch_function`` of ``items`` (TFM_REACH_001..003, TFM_DISABLE_005)."""
-        if not items:
-            self.value_rules.add("TFM_REACH_002")
-        elif self.active_mode() is not None:
-            self.value_rules.add("TFM_DISABLE_005" if self.disabled else "TFM_REACH_001")
-        else:
-            self.value_rules.add("TFM_REACH_003")
+        self.value_rules.add(self._probe_rule(items))
         return any(self._has_tf(x) for x in items)
 
     def _kernel(self, func: str, args: list[SymValue], kwargs: dict[str, SymValue]) -> SymValue:
@@ -706,8 +720,8 @@ class Engine:
         self.events.append(HandlerRun(who, role, h.func, h.types, h.seen, self._label(self.current),
                                       bound, (*who_rules, *tags), why))
 
-    def _note(self, text: str, *rules: str) -> None:
-        self.notes.append((len(self.events), Note(text, rules)))
+    def _note(self, text: str, *rules: str, no_handler: bool = False) -> None:
+        self.notes.append((len(self.events), Note(text, rules, no_handler)))
 
     @staticmethod
     def _label(mode: ModeRef | None) -> str | None:
@@ -727,7 +741,8 @@ def predict(scenario: Scenario, version: str | None = None, release: str | None 
     ``forced`` predicts what follows from a known divergence: the dispatch whose first handler
     run is the ``k``-th of the trace overloads on the arguments of the types ``forced[k]``
     instead of those the rules collect (raising :class:`Unspecified` when no rule says what
-    such an argument does).
+    such an argument does); a call the rules do not dispatch is dispatched all the same when
+    its dispatch would be that one.
     """
     engine: Engine
     if scenario.generation == "2022":

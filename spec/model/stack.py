@@ -223,6 +223,8 @@ def _translate(trace: Trace, table: dict[str, tuple[str, ...]]) -> Trace:
         if isinstance(event, HandlerRun):
             event = replace(event, rules=tr(event.rules),
                             why=tuple((name, tr(rules)) for name, rules in event.why))
+        elif isinstance(event, WarningEmitted):
+            event = replace(event, rules=tr(event.rules), when=tr(event.when))
         else:
             event = replace(event, rules=tr(event.rules))
         events.append(event)

@@ -110,12 +110,14 @@ class Constructed:
 
 @dataclass(frozen=True)
 class WarningEmitted:
-    """A warning; ``optional`` where the rules allow but do not require it (once per process)."""
+    """A warning; ``optional`` where the rules allow but do not require it (once per process);
+    ``when``: the rules that decide where in the trace it comes (empty: its ``rules``)."""
 
     category: str
     message: Message
     rules: tuple[str, ...] = field(default=(), compare=False)
     optional: bool = field(default=False, compare=False)
+    when: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -158,10 +160,15 @@ Outcome = Union[Returned, Raised]
 
 @dataclass(frozen=True)
 class Note:
-    """A step of the prediction that no implementation can be observed doing (for ``explain``)."""
+    """A step of the prediction that no implementation can be observed doing (for ``explain``).
+
+    ``no_handler``: the step decides that the call runs no handler (it does not dispatch), so
+    a handler run observed right there breaks the note's rules.
+    """
 
     text: str
     rules: tuple[str, ...] = ()
+    no_handler: bool = False
 
 
 @dataclass(frozen=True)
@@ -187,6 +194,7 @@ class Trace:
             found.update(event.rules)
             if isinstance(event, WarningEmitted):
                 found.update(r for rules in event.message.rules for r in rules)
+                found.update(event.when)
             if isinstance(event, HandlerRun):
                 for _, rules in event.why:
                     found.update(rules)
