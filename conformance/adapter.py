@@ -267,11 +267,7 @@ def load_adapter(spec: str, origin: str | None = None) -> Adapter:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        hint = ""
-        if exc.name == module_name.split(".")[0]:
-            hint = (" (not installed? --impl-path DIR, TFMODE_IMPL_PATH or certify(impl_path=DIR) "
-                    "imports it from the folder DIR that holds it)")
-        raise AdapterError(f"{given}: no module named {exc.name!r}{hint}") from None
+        raise AdapterError(f"{given}: no module named {exc.name!r}") from None
     except (Exception, SystemExit) as exc:  # an import that raises: report it on one line
         raise AdapterError(f"{given}: importing {module_name} raised "
                            f"{type(exc).__name__}: {exc}") from None

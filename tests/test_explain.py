@@ -36,8 +36,10 @@ def test_mode_stack_is_explained_innermost_first(capsys: pytest.CaptureFixture[s
     ('[[modes]]\nname = "M"\n', "missing key 'behaviour'"),
     ('[[setup]]\npush = "M"\n', "unknown mode 'M'"),
     ('[call]\nfunc = "add"\nargs = ["plain"]\n', "do not fit 'add': it takes (input, other, alpha=INT)"),
-    ('[call]\nfunc = "split"\nargs = ["plain"]\nkwargs = { split_size = 1 }\n',
+    ('[call]\nfunc = "split"\nargs = ["plain"]\n',
      "do not fit 'split': it takes (tensor, split_size): a tensor and an integer > 0, by position only"),
+    ('[call]\nfunc = "split"\nargs = ["plain", 1]\nkwargs = { split_size = 1 }\n',
+     "call.kwargs: unknown key 'split_size' (allowed: alpha, input, other)"),
     ('colour = "red"\n', "unknown key 'colour'"),
 ])
 def test_malformed_file_gives_one_line(tmp_path: Path, text: str, problem: str) -> None:

@@ -243,7 +243,7 @@ def scenario_from_dict(d: Any) -> Scenario:
 
 
 def _kwarg_names() -> tuple[str, ...]:
-    return ("input", "other", "alpha", "tensors", "tensor", "split_size")
+    return ("input", "other", "alpha")  # only unary and binary functions take keywords
 
 
 # -- back to plain data ---------------------------------------------------------
