@@ -9,31 +9,9 @@ from sphinx.util.docutils import SphinxDirective
 
 from . import data as tfm_data
 from .inline import inline
+from .rules import _table
 
 TITLES = {"2022": "The 2022 generation", "stack": "The stack generation"}
-
-
-def _table(head: tuple[str, ...], rows: list[list[list[nodes.Node]]], widths: tuple[int, ...],
-           classes: list[str]) -> nodes.table:
-    table = nodes.table(classes=["tfm-contract", *classes])
-    group = nodes.tgroup(cols=len(head))
-    table += group
-    for width in widths:
-        group += nodes.colspec(colwidth=width)
-    thead = nodes.thead()
-    group += thead
-    row = nodes.row()
-    for text in head:
-        row += nodes.entry("", nodes.paragraph(text, text))
-    thead += row
-    body = nodes.tbody()
-    group += body
-    for cells in rows:
-        row = nodes.row()
-        for children in cells:
-            row += nodes.entry("", nodes.paragraph("", "", *children))
-        body += row
-    return table
 
 
 def _name(path: str) -> nodes.literal:
@@ -78,8 +56,8 @@ class NamespaceContractDirective(SphinxDirective):
                     rows.append([[_name(name.path)], [nodes.Text(needed)],
                                  inline(name.meaning, self.env.docname)])
                 section += nodes.rubric(heading, heading, classes=["tfm-rubric"])
-                section += _table(("name", "needed", "what the suite does with it"), rows,
-                                  (30, 16, 54), [f"tfm-contract-{generation}"])
+                section += _table([30, 16, 54], ["name", "needed", "what the suite does with it"],
+                                  rows, ["tfm-contract", f"tfm-contract-{generation}"])
             out.append(section)
 
         section = nodes.section(ids=["contract-features"], names=["contract features"])
@@ -91,7 +69,8 @@ class NamespaceContractDirective(SphinxDirective):
                          [nodes.Text(", ".join(feature.generations))],
                          inline(feature.meaning, self.env.docname),
                          inline(contract.detection(feature), self.env.docname)])
-        section += _table(("feature", "generations", "what it is", "how it is detected"), rows,
-                          (16, 12, 36, 36), ["tfm-contract-features"])
+        section += _table([16, 12, 36, 36],
+                          ["feature", "generations", "what it is", "how it is detected"], rows,
+                          ["tfm-contract", "tfm-contract-features"])
         out.append(section)
         return out
