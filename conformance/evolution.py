@@ -23,7 +23,8 @@ else:  # pragma: no cover - Python 3.10
 
 #: How each verdict reads in the rule entries, in the order they are listed.
 VERDICT_WORDS = {"pass": "holds", "fail": "**fails**", "expected_failure": "diverges (expected failure)",
-                 "untested": "untested", "not_applicable": "not applicable"}
+                 "untested": "untested", "not_applicable": "not applicable",
+                 "absent": "not yet in the specification it was certified against"}
 
 
 def release_of(certificate: Mapping[str, Any]) -> str:
@@ -87,7 +88,7 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
         return "\n".join(lines + ["No torch release is certified yet.", ""])
     lines += [f"Releases, oldest first: {', '.join(order)}.", ""]
     for rule in load_catalogue().rules:
-        verdicts = [c["rules"].get(rule.id, {}).get("verdict", "untested") for c in certificates]
+        verdicts = [c["rules"].get(rule.id, {}).get("verdict", "absent") for c in certificates]
         lines += [f"* :rule:`{rule.id}` ({rule.level}) — {rule.title}", ""]
         for verdict, words in VERDICT_WORDS.items():
             chosen = [r for r, v in zip(order, verdicts, strict=True) if v == verdict]
@@ -98,8 +99,10 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
                 links = [f":ref:`{g['label']}`" for (rid, _), g in groups.items() if rid == rule.id]
                 line += " — " + ", ".join(links)
             lines.append(line)
-        changes = [f"{order[i]} ({VERDICT_WORDS[verdicts[i - 1]]} → {VERDICT_WORDS[verdicts[i]]})"
-                   for i in range(1, len(order)) if verdicts[i] != verdicts[i - 1]]
+        # a certificate made before the rule existed says nothing of it: no change
+        known = [(r, v) for r, v in zip(order, verdicts, strict=True) if v != "absent"]
+        changes = [f"{known[i][0]} ({VERDICT_WORDS[known[i - 1][1]]} → {VERDICT_WORDS[known[i][1]]})"
+                   for i in range(1, len(known)) if known[i][1] != known[i - 1][1]]
         lines += [f"  - changed: {', '.join(changes) if changes else 'never'}", ""]
     lines += ["Divergences", "-----------", "",
               "Each expected failure of a torch release, with the snippet that shows it on the "

@@ -24,9 +24,10 @@ OUTPUT = Path("docs", "_generated", "matrix.rst")
 EVOLUTION = Path("docs", "_generated", "evolution.rst")
 EXPECTED_FAILURES = Path("conformance", "expected_failures")
 CELL = {"pass": "✓", "fail": "**✗**", "expected_failure": "xf",
-        "not_applicable": "n/a", "untested": "·"}
+        "not_applicable": "n/a", "untested": "·", "absent": "—"}
 LEGEND = ("✓ pass, **✗** fail, xf expected failure (a divergence with its snippet), "
-          "n/a not applicable to the implementation's generation, · untested")
+          "n/a not applicable to the implementation's generation, · untested, — not in the "
+          "specification the certificate was made against (a rule added since)")
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -76,7 +77,7 @@ def render(certificates: list[dict[str, Any]]) -> str:
         lines.append(f"   * - :rule:`{rule.id}`")
         lines.append(f"     - {rule.level}")
         for cert in certificates:
-            verdict = cert["rules"].get(rule.id, {}).get("verdict", "untested")
+            verdict = cert["rules"].get(rule.id, {}).get("verdict", "absent")
             lines.append(f"     - {CELL.get(verdict, verdict)}")
     lines.append("")
     lines.append("Levels reached: " + "; ".join(

@@ -110,3 +110,17 @@ def test_a_change_of_verdict_between_releases_is_shown(tmp_path: Path) -> None:
     entry = text.split(":rule:`TFM_ORDER_001`", 1)[1].split("* :rule:", 1)[0]
     assert "**fails**: 2.98.0" in entry and "holds: 2.99.0" in entry
     assert "changed: 2.99.0 (**fails** → holds)" in entry
+
+
+def test_a_rule_added_since_a_certificate_is_no_change_and_no_untested(tmp_path: Path) -> None:
+    base = json.loads((CERTIFICATES / "torch-2.13.0.json").read_text())
+    older, middle, newer = (json.loads(json.dumps(base)) for _ in range(3))
+    for cert, release in ((older, "2.97.0"), (middle, "2.98.0"), (newer, "2.99.0")):
+        cert["implementation"]["release"] = release
+    del middle["rules"]["TFM_ORDER_001"]  # certified before the rule existed
+    text = evolution.render_evolution([older, middle, newer], tmp_path)
+    entry = text.split(":rule:`TFM_ORDER_001`", 1)[1].split("* :rule:", 1)[0]
+    assert "not yet in the specification it was certified against: 2.98.0" in entry
+    assert "changed: never" in entry and "untested" not in entry
+    row = matrix.render([older, middle, newer]).split(":rule:`TFM_ORDER_001`", 1)[1]
+    assert [line.strip() for line in row.splitlines()[2:5]] == ["- ✓", "- —", "- ✓"]
