@@ -122,8 +122,8 @@ def load(spec: str, timeout: float, origin: str | None = None) -> SandboxedImple
         text = one_line(exc)
         top = spec.partition(":")[0].split(".")[0]
         if text.endswith(f"no module named {top!r}"):
-            text += (" (not installed? --impl-path DIR or TFMODE_IMPL_PATH imports it from the "
-                     "folder DIR that holds it)")
+            text += (" (not installed? --impl-path DIR, TFMODE_IMPL_PATH=DIR or "
+                     "certify(impl_path=DIR) imports it from the folder DIR that holds it)")
         raise pytest.UsageError(text) from None
     implementation.body_seconds = timeout + 30.0  # the per-test limit comes first
     return implementation

@@ -212,8 +212,7 @@ def _run(args: list[str], scratch: Path, timeout: float) -> str:
 def _first_error(output: str) -> str | None:
     for line in output.splitlines():
         if line.startswith("ERROR: ") and "usage:" not in line:
-            return line.removeprefix("ERROR: ").replace(
-                "--impl-path DIR or TFMODE_IMPL_PATH", "certify(..., impl_path=DIR)")
+            return line.removeprefix("ERROR: ")
     for line in output.splitlines():
         if line.startswith(("ERROR:", "E ")):
             return line

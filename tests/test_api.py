@@ -55,7 +55,8 @@ def test_failures_come_with_their_rule_message_and_snippet() -> None:
 
 @pytest.mark.parametrize("impl, options, fragment", [
     ("no_such_module_xyz", {}, "--impl 'no_such_module_xyz': no module named 'no_such_module_xyz' "
-                               "(not installed? certify(..., impl_path=DIR) imports it"),
+                               "(not installed? --impl-path DIR, TFMODE_IMPL_PATH=DIR or "
+                               "certify(impl_path=DIR) imports it"),
     ("reference_impl", {"rules": "TFM_NOPE_*"}, "--rules: 'TFM_NOPE_*' names no rule"),
     ("reference_impl", {"profile": "no-such-profile"}, "no hypothesis profile named"),
     ("reference_impl", {"rules": ["TFM_REACH_001"], "pytest_args": ["-k", "zzz_nothing"]},

@@ -52,7 +52,8 @@ SUITE = ("--impl", "reference_impl")
 ROWS: dict[str, Row] = {
     "missing module": Row("suite", ("--impl", "no_such_module_xyz"),
                           "--impl 'no_such_module_xyz': no module named 'no_such_module_xyz' "
-                          "(not installed? --impl-path DIR or TFMODE_IMPL_PATH imports it"),
+                          "(not installed? --impl-path DIR, TFMODE_IMPL_PATH=DIR or certify(impl_path=DIR) "
+                          "imports it from the folder DIR that holds it)"),
     "nothing after the colon": Row("suite", ("--impl", "reference_impl:"),
                                    "--impl 'reference_impl:': nothing after ':'"),
     "import error": Row("suite", ("--impl", "boom"),
