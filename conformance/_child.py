@@ -85,6 +85,27 @@ def run_scenario(adapter: Any, scenario: Any) -> tuple[Any, Any, list[str]]:
     return _trimmed(trace), naming, leaked
 
 
+def run_scenario_compiled(adapter: Any, scenario: Any) -> tuple[Any, ...]:
+    """The scenario run eagerly, then inside torch.compile, in this process: each run's trace
+    and naming, how much Dynamo traced, and what the compiled run left behind."""
+    from conformance.compiled import run_compiled
+    from conformance.runner import Run
+
+    try:
+        run = Run(scenario, adapter)
+        run.events = _Streamed()
+        eager, eager_naming = run.execute(), run.naming()
+    finally:
+        reset(adapter)
+    # The compiled run records into a plain list: sending each event as it comes (_Streamed)
+    # is a call Dynamo cannot trace, and would break the very graph it records.
+    try:
+        compiled, naming, compilation = run_compiled(scenario, adapter)
+    finally:
+        leaked = reset(adapter)
+    return _trimmed(eager), eager_naming, _trimmed(compiled), naming, compilation, leaked
+
+
 def _short(message: Any) -> Any:
     from spec.model.trace import Message
 

@@ -20,7 +20,7 @@ from .expectations import ExpectationsError, load_expectations, load_scopes
 from .observed import expected_settings
 from .report import MUST_LEVELS
 from .runstate import DEFAULT_IMPL, DEFAULT_TIMEOUT, RunState, names_suite, one_line, state_of
-from .sandbox import ImplementationFault, SandboxedImplementation
+from .sandbox import ImplementationFault, RemoteError, SandboxedImplementation
 from .selection import SelectionError, parse_rules
 
 # -- options and activation ------------------------------------------------------------------
@@ -46,6 +46,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rules", dest="tfmode_rules", metavar="PATTERNS", default=None,
                     help="run only the tests of these rules: IDs, globs ('TFM_ORDER_*') or areas "
                          "(ORDER), separated by commas; the run is partial and certifies nothing")
+    group.addoption("--compile", dest="tfmode_compile", action="store_true", default=False,
+                    help="run each scenario's user code inside torch.compile(backend='eager') "
+                         "too, and certify the compiled runs against the eager ones (torch 2.x)")
     group.addoption("--rule-timeout", dest="tfmode_timeout", metavar="SECONDS", type=float,
                     default=None, help=f"per-test time limit (default {DEFAULT_TIMEOUT:g})")
 
@@ -56,6 +59,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(*ids): the spec rule IDs a test checks")
     config.addinivalue_line("markers", "generation(name): the test is for one generation only")
     config.addinivalue_line("markers", "feature(*names): the test needs optional adapter features")
+    config.addinivalue_line("markers", "compiles: under --compile, the test runs its scenarios "
+                                       "inside torch.compile too")
     state = state_of(config)
     if (config.getoption("tfmode_impl") is not None or config.getoption("tfmode_certify")
             or names_suite(config)):
@@ -83,6 +88,9 @@ def activate(config: pytest.Config, state: RunState, early: bool) -> None:
     state.reports_dir = _reports_dir(config)
     _impl_path(config)
     state.adapter = load(state.spec, state.timeout, state.origin)
+    state.compile = bool(config.getoption("tfmode_compile"))
+    if state.compile:
+        _enable_compile(state.adapter)
     try:
         state.catalogue = load_catalogue()
     except CatalogueError as exc:
@@ -127,6 +135,19 @@ def load(spec: str, timeout: float, origin: str | None = None) -> SandboxedImple
         raise pytest.UsageError(text) from None
     implementation.body_seconds = timeout + 30.0  # the per-test limit comes first
     return implementation
+
+
+def _enable_compile(implementation: SandboxedImplementation) -> None:
+    """--compile: the implementation must have torch.compile; its scenarios then run both ways."""
+    try:
+        implementation.call("conformance.compiled:check_available", seconds=120.0,
+                            during="looking for torch.compile")
+    except RemoteError as exc:
+        raise pytest.UsageError(f"--compile: {one_line(exc.message)}") from None
+    except ImplementationFault as exc:
+        raise pytest.UsageError(f"--compile: {one_line(exc)}") from None
+    implementation.compile = True
+    implementation.body_seconds += 600.0
 
 
 def _impl(config: pytest.Config) -> tuple[str, str]:

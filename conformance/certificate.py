@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the certificate's shape changes incompatibly.
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 
 _ID: Final = r"^TFM_[A-Z]+_\d{3}$"
 _STR: Final[dict[str, Any]] = {"type": "string"}
@@ -119,9 +119,10 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
                  "summary", "stale_expected_failures", "noise_warnings", "rules"],
     "additionalProperties": False,
     "properties": {
-        "schema_version": {"enum": [2, SCHEMA_VERSION],
-                           "description": "3 added not_selected and run.selection (partial "
-                                          "runs); 2 is still read"},
+        "schema_version": {"enum": [2, 3, SCHEMA_VERSION],
+                           "description": "4 added not_compiled and run.compile (--compile); "
+                                          "3 added not_selected and run.selection (partial "
+                                          "runs); 2 and 3 are still read"},
         "suite_version": {"type": "string", "description": "conformance.__version__"},
         "spec_version": {
             "type": "object",
@@ -168,6 +169,36 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
                 "reported_tests": {"type": "integer", "minimum": 0},
                 "problems": {"type": "array", "items": _STR,
                              "description": "why the run is incomplete, one line each"},
+                "compile": {
+                    "type": "object",
+                    "description": "--compile: each scenario's user code also ran inside "
+                                   "torch.compile and was judged against the eager run; how "
+                                   "much Dynamo traced (absent: the run did not compile)",
+                    "required": ["backend", "scenarios", "fullgraph", "graph_broken",
+                                 "not_compiled", "dynamo_errors", "graph_breaks",
+                                 "fullgraph_fraction", "scenarios_per_minute"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "backend": _STR,
+                        "scenarios": {"type": "integer", "minimum": 0,
+                                      "description": "scenarios run both ways"},
+                        "fullgraph": {"type": "integer", "minimum": 0,
+                                      "description": "traced whole with fullgraph=True"},
+                        "graph_broken": {"type": "integer", "minimum": 0,
+                                         "description": "traced with graph breaks "
+                                                        "(fullgraph=False)"},
+                        "not_compiled": {"type": "integer", "minimum": 0,
+                                         "description": "Dynamo compiled nothing of them: not "
+                                                        "judged, never a pass"},
+                        "dynamo_errors": {"type": "integer", "minimum": 0,
+                                          "description": "the compiled call raised Dynamo's "
+                                                         "own error (judged: a divergence)"},
+                        "graph_breaks": {"type": "integer", "minimum": 0},
+                        "fullgraph_fraction": {"type": "number", "minimum": 0, "maximum": 1,
+                                               "description": "fullgraph / scenarios"},
+                        "scenarios_per_minute": {"type": "number", "minimum": 0},
+                    },
+                },
                 "selection": {
                     "type": "object",
                     "description": "whether the run was partial (--rules, -k, -m, --deselect, "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
@@ -51,6 +52,16 @@ class Checked:
     #: an excused divergence changed the trace's shape, so what followed it went unjudged.
     excused: tuple[str, ...] = ()
     cut_short: bool = False
+    #: Under --compile: how much of the scenario Dynamo traced (a
+    #: :class:`~conformance.compiled.Compilation`), and the eager run's trace; ``expected`` is
+    #: then what eager did, with the model's rules (conformance.compilecheck).
+    compilation: Any = None
+    eager: Trace | None = None
+
+    @property
+    def not_compiled(self) -> bool:
+        """Under --compile, Dynamo compiled nothing of the scenario: it was not judged."""
+        return self.compilation is not None and not self.compilation.compiled
 
 
 def scenario_seconds(target: Target) -> float:
@@ -90,8 +101,13 @@ def check(scenario: Scenario, adapter: Target, seconds: float | None = None,
 
     ``excused``: the expected failures (rule IDs, or :class:`~conformance.excusal.Excusals`
     scoped to functions); a divergence they cover is absorbed and the rest of the trace still
-    compared (:mod:`conformance.excusal`).
+    compared (:mod:`conformance.excusal`). A target whose ``compile`` is set is checked
+    compiled against eager (:func:`conformance.compilecheck.check_compiled`).
     """
+    if getattr(adapter, "compile", False):
+        from .compilecheck import check_compiled
+
+        return check_compiled(scenario, adapter, seconds, excused)
     try:
         expected = predict(scenario, getattr(adapter, "stack_version", None), release_of(adapter))
     except (Unbounded, Unspecified):

@@ -13,6 +13,7 @@ import conformance
 
 from . import noise
 from .certificate import build_certificate, dumps, spec_version
+from .compiled import summarise
 from .expectations import stale_entries
 from .observed import expected_settings, hypothesis_section
 from .report import (
@@ -46,6 +47,9 @@ def _header(state: RunState) -> list[str]:
         f" features: {', '.join(sorted(ad.features)) or 'none'}",
         f"hypothesis: profile {state.profile!r}, seed {seed}",
     ]
+    if state.compile:
+        lines.append("compile: each scenario runs eagerly and inside torch.compile(backend='eager'); "
+                     "the compiled run is judged against the eager one")
     if state.expected_path:
         lines.append(f"expected failures: {state.expected_path} ({len(state.expected)} entries)")
     lines += [f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("TFMODE_")]
@@ -129,7 +133,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
         hypothesis_settings=hypothesis,
         run={"complete": not problems, "selected_tests": len(state.selected),
              "reported_tests": len(state.reported & state.selected), "problems": problems,
-             "selection": _selection_entry(selection, verdicts)},
+             "selection": _selection_entry(selection, verdicts),
+             **_compile_entry(state)},
         certify=state.certify, level=level, summary=summary(verdicts),
         rules=rule_entries(verdicts), stale=stale, noise_warnings=noise.summary(state.noise))
     state.lines = [] if state.early else _header(state)  # the header came too early for it
@@ -137,6 +142,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
         state.lines += [f"INCOMPLETE RUN: {p}" for p in problems]
         state.lines.append("INCOMPLETE RUN: this certificate certifies nothing (level none)")
     state.lines += _partial_lines(selection, verdicts)
+    state.lines += _compile_lines(certificate["run"])
     state.lines.append(f"{ad.name} {ad.version} (generation {ad.generation}): {shield['message']}")
     state.lines += terminal_lines(verdicts, level, stale, state.expected_path)
     state.lines += [f"{'ERROR' if state.certify else 'WARNING'}: hypothesis settings differ: {line}"
@@ -170,6 +176,25 @@ def _empty_selection(session: pytest.Session, state: RunState, selection: Select
     session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
 
+def _compile_entry(state: RunState) -> dict[str, Any]:
+    """``{"compile": ...}`` under --compile (the tests' tallies added up), else nothing."""
+    if not state.compile:
+        return {}
+    tallies = [o.compilation for o in state.outcomes.values() if o.compilation is not None]
+    return {"compile": summarise(tallies)}
+
+
+def _compile_lines(run: dict[str, Any]) -> list[str]:
+    entry = run.get("compile")
+    if entry is None:
+        return []
+    return [f"torch.compile(backend={entry['backend']!r}): {entry['scenarios']} scenarios run "
+            f"both ways, {entry['fullgraph']} traced whole ({entry['fullgraph_fraction']:.1%}), "
+            f"{entry['graph_broken']} with graph breaks, {entry['not_compiled']} not compiled, "
+            f"{entry['dynamo_errors']} ended in a Dynamo error; "
+            f"{entry['scenarios_per_minute']:g} scenarios per minute"]
+
+
 def _selection_entry(selection: Selection, verdicts: dict[str, RuleVerdict]) -> dict[str, Any]:
     covered = None
     if selection.partial:
@@ -193,7 +218,8 @@ def _partial_lines(selection: Selection, verdicts: dict[str, RuleVerdict]) -> li
 def _certify_status(session: pytest.Session, state: RunState, verdicts: dict[str, RuleVerdict],
                     problems: list[str], unsettled: int, partial: bool) -> None:
     bad = [k for k, v in verdicts.items()
-           if v.rule.level in MUST_LEVELS and v.verdict in ("fail", "expected_failure", "untested")]
+           if v.rule.level in MUST_LEVELS
+           and v.verdict in ("fail", "expected_failure", "untested", "not_compiled")]
     if problems:
         state.lines.append("certification FAILED: the run is incomplete")
         if session.exitstatus == pytest.ExitCode.OK:

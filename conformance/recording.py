@@ -56,6 +56,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if reason is not None:
         state.not_applicable.add(item.nodeid)
         pytest.skip(reason=f"not applicable: {reason}")
+    if state.compile and item.get_closest_marker("compiles") is None:
+        state.not_compiled.add(item.nodeid)
+        pytest.skip(reason=f"{NOT_COMPILED} this test runs no user code inside torch.compile "
+                           "(under --compile, the explicit examples and the generated sweep do)")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -248,8 +252,12 @@ def _failure(item: pytest.Item, report: pytest.TestReport, state: RunState,
 def _record(item: pytest.Item, state: RunState, outcome: TestOutcome,
             report: pytest.TestReport) -> None:
     if report.when == "setup" and report.skipped:
-        outcome.status = "not_applicable" if item.nodeid in state.not_applicable else "skipped"
+        outcome.status = ("not_applicable" if item.nodeid in state.not_applicable
+                          else "not_compiled" if _not_compiled(report) else "skipped")
         return
+    compiled = _properties(item).get(COMPILATION_PROPERTY)
+    if report.when == "call" and isinstance(compiled, str):
+        outcome.compilation = json.loads(compiled)
     xfailed = report.skipped and hasattr(report, "wasxfail")
     if report.failed or xfailed:
         props = _properties(item)
@@ -266,5 +274,18 @@ def _record(item: pytest.Item, state: RunState, outcome: TestOutcome,
             report.wasxfail = "expected failure: " + "; ".join(
                 f"{r}: {state.expected[r]}" for r in expected)
     elif report.when == "call":
-        outcome.status = "passed" if report.passed else "skipped"
+        outcome.status = ("passed" if report.passed
+                          else "not_compiled" if _not_compiled(report) else "skipped")
+
+
+#: How a test's skip says that what it checks was not compiled (under --compile).
+NOT_COMPILED = "not compiled:"
+#: The property under which a test hands over what it counted of compiled scenarios.
+COMPILATION_PROPERTY = "compilation"
+
+
+def _not_compiled(report: pytest.TestReport) -> bool:
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else ""
+    return str(reason).removeprefix("Skipped: ").startswith(NOT_COMPILED)
 

@@ -28,17 +28,18 @@ __all__ = [
     "terminal_lines",
 ]
 
-Verdict = Literal["pass", "fail", "expected_failure", "not_applicable", "untested", "not_selected"]
+Verdict = Literal["pass", "fail", "expected_failure", "not_applicable", "untested", "not_selected",
+                  "not_compiled"]
 #: Every verdict, in the order reports show them.
 VERDICTS: tuple[Verdict, ...] = ("pass", "fail", "expected_failure", "not_applicable", "untested",
-                                 "not_selected")
+                                 "not_selected", "not_compiled")
 #: The verdicts a certificate of schema version 2 (before partial runs) knows.
 VERDICTS_V2: tuple[Verdict, ...] = VERDICTS[:5]
 MUST_LEVELS = ("MUST", "MUST NOT")
 SHOULD_LEVELS = ("SHOULD", "SHOULD NOT")
 _SHORT = {"pass": "pass", "fail": "fail", "expected_failure": "xfail", "not_applicable": "n/a",
-          "untested": "untested", "not_selected": "not sel."}
-Status = Literal["passed", "failed", "not_applicable", "skipped"]
+          "untested": "untested", "not_selected": "not sel.", "not_compiled": "not comp."}
+Status = Literal["passed", "failed", "not_applicable", "skipped", "not_compiled"]
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 
@@ -108,6 +109,8 @@ class TestOutcome:
     excused_rules: tuple[str, ...] | None = None
     #: how reports name the test (the same whatever folder pytest ran in); "" : ``nodeid``
     shown: str = ""
+    #: under --compile, what the test counted of its scenarios (conformance.compiled.tally)
+    compilation: dict[str, int] | None = None
 
     def excused(self, rule_id: str, expected: Mapping[str, str]) -> bool:
         """Whether this test's failure of ``rule_id`` is one the expected failures excuse."""
@@ -128,6 +131,7 @@ class TestOutcome:
         return json.dumps({"nodeid": self.nodeid, "rules": self.rules, "features": self.features,
                            "status": self.status, "failed_rules": self.failed_rules,
                            "excused_rules": self.excused_rules, "shown": self.shown,
+                           "compilation": self.compilation,
                            "failure": None if self.failure is None else self.failure.as_dict()})
 
     @classmethod
@@ -137,7 +141,8 @@ class TestOutcome:
         excused = data.get("excused_rules")
         return cls(data["nodeid"], tuple(data["rules"]), tuple(data["features"]), data["status"],
                    tuple(data["failed_rules"]), failure,
-                   None if excused is None else tuple(excused), data.get("shown", ""))
+                   None if excused is None else tuple(excused), data.get("shown", ""),
+                   data.get("compilation"))
 
 
 @dataclass
@@ -195,6 +200,8 @@ def aggregate(catalogue: Catalogue, generation: str, outcomes: Iterable[TestOutc
             verdict = "pass"
         elif statuses and all(s == "not_applicable" for s in statuses):
             verdict = "not_applicable"
+        elif "not_compiled" in statuses:
+            verdict = "not_compiled"
         else:
             verdict = "untested"
         note = None

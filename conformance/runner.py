@@ -56,6 +56,10 @@ from .adapter import Adapter
 from .noise import first_line, is_protocol_warning
 
 
+#: What ``Run.execute`` runs the scenario's user code with (see its docstring).
+Wrap = Callable[[Callable[[list[Any], dict[str, Any]], Any]], Callable[[list[Any], dict[str, Any]], Any]]
+
+
 class HandlerError(Exception):
     """What a scenario's ``raise`` action raises."""
 
@@ -74,14 +78,19 @@ class Run:
         self.idents: dict[int, str] = {}
         self.funcs = {id(adapter.func(n)): n for n in FUNCS if FUNCS[n].path != "probe"}
         self.defined: dict[str, Callable[..., Any]] = {}
+        self.behaviours: dict[str, Behaviour] = {}
+        self.pydecls: dict[str, PyFuncDecl] = {}
+        # The handlers and functions built below find this run through _RUNS by its key.
+        self.key = f"run-{next(_KEYS)}"
+        _RUNS[self.key] = self
         for fdecl in scenario.functions:
             self.defined[fdecl.name] = self._pyfunc(fdecl)
             self.funcs[id(self.defined[fdecl.name])] = fdecl.name
         for decl in scenario.classes:
             self._build_class(decl.name)
         for mdecl in scenario.modes:
-            self.mode_classes[mdecl.name] = self._mode_class(mdecl.name, mdecl.behaviour,
-                                                             mdecl.classmethod_handler)
+            self.behaviours[mdecl.name] = mdecl.behaviour
+            self.mode_classes[mdecl.name] = self._mode_class(mdecl.name, mdecl.classmethod_handler)
         self.specials: dict[str, Any] = {"@object": object(), "@nohandler": type("NoHandler", (), {})}
 
     # -- building the scenario's objects ------------------------------------
@@ -92,9 +101,12 @@ class Run:
         probe = self.ad.func({"sequence": "has_torch_function", "unary": "has_torch_function_unary",
                               "variadic": "has_torch_function_variadic"}[decl.probe])
         split = decl.params - decl.keywords
-        run = self
+        key, fname = self.key, decl.name
+        self.pydecls[fname] = decl
 
         def pyfunc(*values: Any, **keywords: Any) -> Any:
+            run = _RUNS[key]
+            decl = run.pydecls[fname]
             bound = dict(zip(decl.names, values, strict=False)) | keywords
             relevant: list[Any] = []
             for name in decl.relevant:
@@ -133,15 +145,22 @@ class Run:
             body["__torch_function__"] = self.ad.disabled_impl
         elif decl.handler in ("classmethod", "plain"):
             assert decl.behaviour is not None
-            body["__torch_function__"] = self._class_handler(decl.behaviour, decl.handler)
+            self.behaviours[name] = decl.behaviour
+            body["__torch_function__"] = self._class_handler(name, decl.handler)
         cls = type(name, (base,), body)
         self.classes[name] = cls
         return cls
 
-    def _class_handler(self, behaviour: Behaviour, kind: str) -> Any:
-        run = self
+    # The handlers keep only names in their closure and find the run, and through it their
+    # behaviour, in the module's _RUNS: torch.compile cannot wrap the run (or the spec's
+    # objects) in the closure of a handler that torch's dispatch hands it (a plain-method
+    # handler, a mode's __init__; see conformance.compiled).
+
+    def _class_handler(self, cls_name: str, kind: str) -> Any:
+        key = self.key
 
         def handler(owner: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            run = _RUNS[key]
             cls = owner if isinstance(owner, type) else type(owner)
             bound = None if isinstance(owner, type) else run.idents.get(id(owner), "?")
             name = run._func_name(func)
@@ -150,22 +169,24 @@ class Run:
                     return func(*args, **(kwargs or {}))
             run._record(cls.__name__, "subclass", name, types, kwargs, bound)
             ctx = _Ctx(name, func, types, args, kwargs, cls, None)
-            return run._perform(behaviour.action_for(name), ctx)
+            return run._perform(run.behaviours[cls_name].action_for(name), ctx)
 
         return classmethod(handler) if kind == "classmethod" else handler
 
-    def _mode_class(self, name: str, behaviour: Behaviour, as_classmethod: bool) -> type:
-        run = self
+    def _mode_class(self, name: str, as_classmethod: bool) -> type:
+        key = self.key
 
         def handler(mode: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            run = _RUNS[key]
             fname = run._func_name(func)
             if fname.startswith("?"):  # the implementation's own inner calls pass through unseen
                 return func(*args, **(kwargs or {}))
             run._record(name, "mode", fname, types, kwargs, None)
             ctx = _Ctx(fname, func, types, args, kwargs, None, mode)
-            return run._perform(behaviour.action_for(fname), ctx)
+            return run._perform(run.behaviours[name].action_for(fname), ctx)
 
         def init(mode: Any, *args: Any, **kwargs: Any) -> None:
+            run = _RUNS[key]
             inner = getattr(mode, "inner", _ABSENT)
             shown = "-" if inner is _ABSENT else run.label(inner)
             run.events.append(Constructed(name, shown, len(args) + len(kwargs)))
@@ -318,31 +339,44 @@ class Run:
 
     # -- the whole scenario ---------------------------------------------------------
 
-    def execute(self) -> Trace:
+    def execute(self, wrap: Wrap | None = None) -> Trace:
+        """Run the scenario. ``wrap`` takes the scenario's user code (the set-up, entered in
+        order, and the call) as a function of the call's arguments and returns what runs it:
+        ``torch.compile`` does (conformance.compiled); ``None`` runs it as it is."""
         outcome: Outcome
+        body = self.user_code if wrap is None else wrap(self.user_code)
         with warnings.catch_warnings():
             warnings.simplefilter("always")
             warnings.showwarning = self._warn
             try:
-                call_args = self._call_arguments()
-                with contextlib.ExitStack() as stack:
-                    for name in self.sc.instance_modes():
-                        self.instances[name] = self.ad.make_mode(self.mode_classes[name])
-                    for index, step in enumerate(self.sc.setup):
-                        stack.enter_context(self._step(step))
-                        self.events.append(Installed(index, self.label(self.ad.current_mode())))
-                    if self.sc.call is not None:
-                        try:
-                            result = self._call_scenario(*call_args)
-                        finally:
-                            self.events.append(Settled(self.label(self.ad.current_mode())))
-                    else:
-                        result = None
+                call_args, call_kwargs = self._call_arguments()
+                for name in self.sc.instance_modes():
+                    self.instances[name] = self.ad.make_mode(self.mode_classes[name])
+                result = body(call_args, call_kwargs)
                 outcome = Returned(self.observe(result))
             except Exception as exc:
                 outcome = Raised(type(exc).__name__, Message((str(exc),)))
+            finally:
+                _RUNS.pop(self.key, None)
         return Trace(tuple(self.events), outcome, self.label(self.ad.current_mode()),
                      noise=tuple(self.noise))
+
+    def user_code(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """What a user of the implementation writes: the set-up's blocks, one inside the
+        other, and the call in the innermost (``None`` when the scenario makes no call)."""
+        return self._enter_from(0, args, kwargs)
+
+    def _enter_from(self, index: int, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if index < len(self.sc.setup):
+            with self._step(self.sc.setup[index]):
+                self.events.append(Installed(index, self.label(self.ad.current_mode())))
+                return self._enter_from(index + 1, args, kwargs)
+        if self.sc.call is None:
+            return None
+        try:
+            return self._call_scenario(args, kwargs)
+        finally:
+            self.events.append(Settled(self.label(self.ad.current_mode())))
 
     def _call_arguments(self) -> tuple[list[Any], dict[str, Any]]:
         """The call's arguments, built before any set-up step (building a tensor may dispatch)."""
@@ -397,6 +431,9 @@ class Run:
 
 
 _ABSENT = object()
+#: Every run not yet finished, by key (see Run.__init__); a run leaves when it is finished.
+_RUNS: dict[str, Run] = {}
+_KEYS = itertools.count()
 
 
 def _returns_none(*, inner: Any = None) -> None:

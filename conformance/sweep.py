@@ -6,6 +6,7 @@ import hashlib
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import Any
 
 from hypothesis import Phase, core, given, seed, settings
 
@@ -43,6 +44,8 @@ class Sweep:
     cut_short: int = 0
     #: Rules some scenario broke where no expected failure excuses them.
     unexcused: set[str] = field(default_factory=set)
+    #: Under --compile, how much Dynamo traced of each scenario (conformance.compiled).
+    compilations: list[Any] = field(default_factory=list)
 
     def record(self, rule_id: str) -> RuleRecord:
         return self.rules.setdefault(rule_id, RuleRecord())
@@ -92,6 +95,10 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
         if checked is None:
             result.unspecified += 1
             return
+        if checked.compilation is not None:
+            result.compilations.append(checked.compilation)
+            if checked.not_compiled:  # nothing was judged: it exercised no rule
+                return
         result.excused += bool(checked.excused)
         result.cut_short += checked.cut_short
         result.unexcused.update(r for r in checked.rules if r not in checked.excused)

@@ -8,12 +8,15 @@ need not be the example's own.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 
 import pytest
 
 from conformance.adapter import features_needed
 from conformance.check import Target, check
+from conformance.compiled import tally
+from conformance.recording import COMPILATION_PROPERTY, NOT_COMPILED
 from conformance.excusal import Excusals
 from spec.examples import Example, load_examples
 from spec.model import scenario_to_dict
@@ -27,14 +30,21 @@ EXAMPLES = [
 ]
 
 
+@pytest.mark.compiles
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_example(example: Example, adapter: Target, excused: Excusals,
                  record_property: Callable[[str, object], None]) -> None:
     if example.version is not None and example.version != adapter.stack_version:
         pytest.skip(reason=f"not applicable: the example shows torch {example.version}, "
                     f"the implementation follows {adapter.stack_version}")
+    start = time.monotonic()
     checked = check(example.scenario, adapter, excused=excused)
     assert checked is not None, f"the model does not specify example {example.name}"
+    if checked.compilation is not None:  # --compile
+        record_property(COMPILATION_PROPERTY, json.dumps(
+            tally([checked.compilation], time.monotonic() - start)))
+        if checked.not_compiled:
+            pytest.skip(reason=f"{NOT_COMPILED} {checked.compilation.describe()}")
     if not checked.differences:
         return
     # The rules the divergence is attributed to, whichever the example is about: a mode the

@@ -17,6 +17,8 @@ import pytest
 from hypothesis import settings
 
 from conformance.check import Target, check
+from conformance.compiled import tally
+from conformance.recording import COMPILATION_PROPERTY
 from conformance.excusal import Excusals
 from conformance.shrink import shrink
 from conformance.sweep import run_sweep
@@ -36,6 +38,7 @@ def _breaks(rule_id: str, adapter: Target, excused: Excusals) -> Callable[[Scena
     return holds
 
 
+@pytest.mark.compiles
 @pytest.mark.rule(*CATALOGUE.ids())
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_timeout: float,
@@ -49,6 +52,9 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
     sweep = run_sweep(adapter, adapter.generation, per_chunk, chunk=chunk,
                       deadline=start + rule_timeout / 2, excused=excused)
     record_property("scenarios", sweep.examples)
+    if sweep.compilations:  # --compile: a scenario Dynamo compiled nothing of was not judged
+        record_property(COMPILATION_PROPERTY, json.dumps(
+            tally(sweep.compilations, time.monotonic() - start)))
     if sweep.excused:
         record_property("excused_scenarios", sweep.excused)
         record_property("cut_short_scenarios", sweep.cut_short)

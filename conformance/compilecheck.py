@@ -1,0 +1,109 @@
+"""One scenario checked under ``--compile``: eager and compiled in one process, three ways.
+
+The model predicts; the eager run of the same torch is the compiled run's oracle
+(:mod:`conformance.threeway` builds it from both); the compiled run is judged against it, with
+the expected failures of the compiled run excusing what they name. A scenario Dynamo compiled
+nothing of is not judged at all: it is "not compiled", never a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from spec.model import Unbounded, Unspecified, predict
+from spec.model.scenario import Scenario
+from spec.model.trace import Message, Raised, Trace
+
+from . import noise
+from .adapter import release_of
+from .attribution import attribute, leak_rules
+from .check import Checked, Target
+from .compare import differences
+from .compiled import Compilation, run_compiled
+from .divergence import describe_differences
+from .excusal import Excusals, Judged, judge
+from .isolation import ScenarioTimeout, time_limit
+from .runner import execute
+from .sandbox import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
+from .threeway import eager_as_reference, reference
+
+#: Seconds one scenario may take under --compile: both runs, and Dynamo tracing the compiled
+#: one up to twice (fullgraph=True, then fullgraph=False); a scenario takes about a fifth of a
+#: second, the very first one a few seconds.
+COMPILE_SECONDS = 60.0
+
+Observed = tuple[Trace, dict[tuple[str, str], str], Trace, dict[tuple[str, str], str],
+                 Compilation, tuple[str, ...]]
+
+
+def observe_compiled(scenario: Scenario, target: Target, seconds: float) -> Observed:
+    """The eager trace and naming, the compiled trace and naming, how much was compiled, and
+    what the compiled run left behind."""
+    if isinstance(target, SandboxedImplementation):
+        try:
+            result = target.call("conformance._child:run_scenario_compiled", scenario,
+                                 seconds=seconds, during="running a scenario under torch.compile")
+        except RemoteError as exc:
+            raise RuntimeError(f"{exc.type_name}: {exc.message}") from None
+        eager, eager_naming, compiled, naming, compilation, leaked = result
+        return eager, eager_naming, compiled, naming, compilation, tuple(leaked)
+    try:
+        with time_limit(seconds):
+            eager, eager_naming = execute(scenario, target)
+            target.reset()
+            compiled, naming, compilation = run_compiled(scenario, target)
+    except ScenarioTimeout as exc:
+        raise ImplementationHung(f"the implementation hung: {exc}") from None
+    finally:
+        leaked = tuple(target.reset())
+    return eager, eager_naming, compiled, naming, compilation, leaked
+
+
+def check_compiled(scenario: Scenario, target: Target, seconds: float | None = None,
+                   excused: Excusals | Collection[str] = ()) -> Checked | None:
+    """Like :func:`conformance.check.check`, for the compiled run against the eager one.
+
+    ``None`` when no rule specifies what the scenario does. The result's ``compilation`` says
+    how much Dynamo traced; when it compiled nothing, ``rules`` is empty and nothing was judged.
+    """
+    version = getattr(target, "stack_version", None)
+    try:
+        expected = predict(scenario, version, release_of(target))
+    except (Unbounded, Unspecified):
+        return None
+    try:
+        eager, eager_naming, observed, naming, compilation, leaked = observe_compiled(
+            scenario, target, COMPILE_SECONDS if seconds is None else seconds)
+    except ImplementationFault as fault:
+        partial = Trace(fault.partial, Raised(type(fault).__name__, Message((str(fault),))), None)
+        rules = attribute(scenario, expected, partial, {}) or expected.outcome.rules
+        return Checked(scenario, expected, partial, {}, rules, (str(fault),), (), fault.kind)
+    noise.note(observed.noise)
+    if not compilation.compiled:
+        return Checked(scenario, expected, observed, naming, (), (), leaked,
+                       compilation=compilation, eager=eager)
+    oracle = reference(expected, eager, eager_naming)
+    if oracle is None:
+        oracle = eager_as_reference(scenario, expected, eager, eager_naming)
+    diff = tuple(differences(oracle, observed, naming))
+    judged = judge(scenario, oracle, observed, naming, excused) if diff else Judged((), ())
+    rules = judged.rules
+    if diff:
+        described = tuple(describe_differences(oracle, observed, naming, scenario)) or diff
+        diff = (f"compiled differs from eager ({compilation.describe()}); expected is what "
+                "eager torch did:", *described)
+    if leaked:
+        diff += tuple(f"state left behind after the compiled scenario: {x}" for x in leaked)
+        if not judged.failed:
+            rules += tuple(r for r in leak_rules(scenario, oracle, observed) if r not in rules)
+    excused_only = tuple(r for r in judged.excused if r not in judged.failed)
+    return Checked(scenario, oracle, observed, naming, rules, diff, leaked,
+                   excused=excused_only, cut_short=judged.cut_short,
+                   compilation=compilation, eager=eager)
+
+
+def compilation_of(checked: Checked | None) -> Any:
+    """The checked scenario's :class:`~conformance.compiled.Compilation` (None: not compiled
+    at all, the run is eager)."""
+    return None if checked is None else checked.compilation

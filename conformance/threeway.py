@@ -1,0 +1,115 @@
+"""Compiled against eager: what a compiled run must show, and the rules it breaks where it does not.
+
+Under ``--compile`` a scenario runs twice in the same process: as eager code and inside
+``torch.compile``. Eager torch is the oracle of the compiled run, and the model says which
+rules decide each step. :func:`reference` builds that oracle: the model's trace with every
+divergence of the eager run absorbed (each field, event and outcome as eager showed it, the
+rules the model attaches to it kept), and where the rules leave latitude (``kwargs`` may be
+``None`` or ``{}``), what eager chose. A compiled run that departs from it departs from eager,
+and breaks the rules of that step: a Dynamo divergence. Where the eager run's trace differs
+from the model's in shape (an event missing or added), the model cannot say which rules
+decide what follows; the compiled run is then compared with the eager trace itself, and a
+departure is blamed on the rules the eager run's own divergence concerns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from spec.model.scenario import Scenario
+from spec.model.trace import (
+    ANY_DICT,
+    NONE_OR_EMPTY,
+    Event,
+    HandlerRun,
+    Message,
+    MessagePart,
+    Raised,
+    Ref,
+    Trace,
+    WarningEmitted,
+)
+
+from .attribution import attribute
+from .compare import Naming, align, differences
+from .excusal import absorb
+
+_MAX_ROUNDS = 200
+
+
+def templated(message: Message, naming: Naming) -> Message:
+    """``message`` with the text of each mode object (its repr carries an address) replaced
+    by a reference to it, so that it matches the same message of another run."""
+    if len(message.parts) != 1 or not isinstance(message.parts[0], str):
+        return message
+    parts: list[MessagePart] = [message.parts[0]]
+    named = sorted(((v, k) for k, v in naming.items() if k[0] == "mode" and " at 0x" in v),
+                   key=lambda item: -len(item[0]))
+    for text, (kind, name) in named:
+        out: list[MessagePart] = []
+        for part in parts:
+            if not isinstance(part, str) or text not in part:
+                out.append(part)
+                continue
+            pieces = part.split(text)
+            for i, piece in enumerate(pieces):
+                if i:
+                    out.append(Ref(kind, name))  # type: ignore[arg-type]
+                if piece:
+                    out.append(piece)
+        parts = out
+    return Message(tuple(parts), message.rules)
+
+
+def _pinned(ref: Event, seen: Event, naming: Naming) -> Event:
+    """The reference event ``ref`` (which ``seen`` matches) with what eager chose where the
+    rules allow more than one thing, and with eager's own texts."""
+    if isinstance(ref, HandlerRun) and isinstance(seen, HandlerRun) and ref.kwargs in (
+            ANY_DICT, NONE_OR_EMPTY):
+        return replace(ref, kwargs=seen.kwargs)
+    if isinstance(ref, WarningEmitted) and isinstance(seen, WarningEmitted):
+        plain = len(ref.message.parts) == 1 and isinstance(ref.message.parts[0], str)
+        return replace(ref, message=templated(seen.message, naming)) if plain else ref
+    return ref
+
+
+def reference(expected: Trace, eager: Trace, naming: Naming) -> Trace | None:
+    """What the compiled run must show (see the module's docstring); ``None`` when the eager
+    trace differs from the model's in shape."""
+    current = expected
+    for _ in range(_MAX_ROUNDS):
+        if not differences(current, eager, naming):
+            break
+        following = absorb(current, eager, naming)
+        if following is None:
+            return None
+        current = following
+    else:
+        return None
+    current = align(current, eager, naming)
+    events = tuple(_pinned(ref, seen, naming) for ref, seen in zip(current.events, eager.events,
+                                                                      strict=False))
+    outcome = current.outcome
+    if isinstance(outcome, Raised):
+        outcome = replace(outcome, message=templated(outcome.message, naming))
+    return replace(current, events=events, outcome=outcome, notes=())
+
+
+def _blamed(trace: Trace, rules: tuple[str, ...]) -> Trace:
+    events = tuple(replace(e, rules=rules) if not isinstance(e, HandlerRun)
+                   else replace(e, rules=rules, why=()) for e in trace.events)
+    return replace(trace, events=events, outcome=replace(trace.outcome, rules=rules),
+                   after_rules=rules)
+
+
+def eager_as_reference(scenario: Scenario, expected: Trace, eager: Trace,
+                       naming: Naming) -> Trace:
+    """The eager trace as the compiled run's reference when :func:`reference` cannot be
+    built: every step blamed on the rules the eager run's first divergence concerns."""
+    rules = attribute(scenario, expected, eager, naming) or expected.outcome.rules
+    events = tuple(replace(e, message=templated(e.message, naming))
+                   if isinstance(e, WarningEmitted) else e for e in eager.events)
+    outcome = eager.outcome
+    if isinstance(outcome, Raised):
+        outcome = replace(outcome, message=templated(outcome.message, naming))
+    return _blamed(replace(eager, events=events, outcome=outcome, noise=()), rules)
