@@ -101,7 +101,7 @@ class CompiledRun(Run):
 
     def _pyfunc_kernel(self, values: list[Any]) -> Any:
         flat = [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
-        tensors = [x for x in flat if isinstance(x, self.ad.Tensor)]
+        tensors: list[Any] = [x for x in flat if isinstance(x, self.ad.Tensor)]
         if not tensors:
             return None
         with self.ad.disable():

@@ -24,10 +24,11 @@ OUTPUT = Path("docs", "_generated", "matrix.rst")
 EVOLUTION = Path("docs", "_generated", "evolution.rst")
 EXPECTED_FAILURES = Path("conformance", "expected_failures")
 CELL = {"pass": "✓", "fail": "**✗**", "expected_failure": "xf",
-        "not_applicable": "n/a", "untested": "·", "absent": "—"}
+        "not_applicable": "n/a", "untested": "·", "absent": "—", "not_compiled": "nc"}
 LEGEND = ("✓ pass, **✗** fail, xf expected failure (a divergence with its snippet), "
           "n/a not applicable to the implementation's generation, · untested, — not in the "
-          "specification the certificate was made against (a rule added since)")
+          "specification the certificate was made against (a rule added since), nc not "
+          "compiled (a \"compiled\" column: no test of the rule ran inside torch.compile)")
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -38,6 +39,11 @@ def _load(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict) or "rules" not in data or "implementation" not in data:
         raise SystemExit(f"error: {path}: not a certificate (no 'rules' or 'implementation')")
     return data
+
+
+def compiled(certificate: dict[str, Any]) -> bool:
+    """Whether the certificate is of a --compile run (torch.compile against eager)."""
+    return "compile" in certificate.get("run", {})
 
 
 def _column_key(path: Path) -> tuple[int, tuple[int, ...], str]:
@@ -56,7 +62,8 @@ def columns(directory: Path) -> list[Path]:
 
 def render(certificates: list[dict[str, Any]]) -> str:
     """The reStructuredText of the matrix: one row per rule, one column per certificate."""
-    heads = [release_of(c) if c["implementation"]["name"] == "torch"
+    heads = [(f"{release_of(c)} compiled" if compiled(c) else release_of(c))
+             if c["implementation"]["name"] == "torch"
              else f"{c['implementation']['name']} ({c['implementation']['generation']})"
              for c in certificates]
     lines = [
@@ -92,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the repository's root (default: the current directory)")
     args = parser.parse_args(argv)
     loaded = [_load(path) for path in columns(args.root / CERTIFICATES)]
-    torch = [c for c in loaded if c["implementation"]["name"] == "torch"]
+    torch = [c for c in loaded if c["implementation"]["name"] == "torch" and not compiled(c)]
     pages = {OUTPUT: render(loaded),
              EVOLUTION: render_evolution(torch, args.root / EXPECTED_FAILURES)}
     if args.check:

@@ -55,7 +55,6 @@ from spec.model.trace import (
 from .adapter import Adapter
 from .noise import first_line, is_protocol_warning
 
-
 #: What ``Run.execute`` runs the scenario's user code with (see its docstring).
 Wrap = Callable[[Callable[[list[Any], dict[str, Any]], Any]], Callable[[list[Any], dict[str, Any]], Any]]
 

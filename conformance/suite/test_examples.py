@@ -16,8 +16,8 @@ import pytest
 from conformance.adapter import features_needed
 from conformance.check import Target, check
 from conformance.compiled import tally
-from conformance.recording import COMPILATION_PROPERTY, NOT_COMPILED
 from conformance.excusal import Excusals
+from conformance.recording import COMPILATION_PROPERTY, NOT_COMPILED
 from spec.examples import Example, load_examples
 from spec.model import scenario_to_dict
 

@@ -18,8 +18,8 @@ from hypothesis import settings
 
 from conformance.check import Target, check
 from conformance.compiled import tally
-from conformance.recording import COMPILATION_PROPERTY
 from conformance.excusal import Excusals
+from conformance.recording import COMPILATION_PROPERTY
 from conformance.shrink import shrink
 from conformance.sweep import run_sweep
 from spec.catalogue import load_catalogue
@@ -72,6 +72,10 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
         if fault is not None:
             # Shrinking would restart the implementation (or wait out its time limit) per try.
             smallest, details, how = scenario, list(found), f"not shrunk (the implementation {fault})"
+        elif getattr(adapter, "compile", False) and rule_id not in sweep.unexcused:
+            # Under --compile each try compiles the scenario anew; an expected failure already
+            # has its snippet.
+            smallest, details, how = scenario, list(found), "not shrunk (an expected failure)"
         else:
             smallest = shrink(scenario, _breaks(rule_id, adapter, excused),
                               deadline=start + rule_timeout * 3 / 4)

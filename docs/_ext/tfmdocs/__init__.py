@@ -19,6 +19,8 @@ Directives
     ``tfm-command``            ``python -m ...`` run at build time, shown with its output
     ``tfm-texts``              the error and warning texts per release, exactly as required
     ``tfm-namespace-contract`` the names a namespace exposes per generation, and the features
+    ``tfm-compiled``           torch.compile against eager: the compiled fraction and each
+                               divergence with its rule, reason and snippet
 Roles
     ``:rule:``                 a rule ID, linked to its anchor
     ``:tfm-opt:``              a command-line option, checked against the conformance plugin
@@ -31,7 +33,7 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from . import contract, data, misc, model, rules, suite, texts
+from . import compiled, contract, data, misc, model, rules, suite, texts
 from .nodes import skip, tfm_svg, tfm_text, visit_tfm_svg_html, visit_tfm_text_html
 
 
@@ -68,6 +70,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("tfm-command", suite.CommandDirective)
     app.add_directive("tfm-texts", texts.TextsDirective)
     app.add_directive("tfm-namespace-contract", contract.NamespaceContractDirective)
+    app.add_directive("tfm-compiled", compiled.CompiledDivergencesDirective)
     app.add_role("rule", rules.rule_role)
     app.add_role("tfm-opt", misc.option_role)
 

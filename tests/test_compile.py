@@ -1,0 +1,86 @@
+"""--compile: the compiled run, what it counts, and the three-way verdict, on the installed torch.
+
+Where torch (with torch.compile) is not installed this module defines only the tests that need
+no torch (tox -e conformance-compile runs it with torch 2.13.0).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from conformance.compiled import Compilation, summarise, tally
+from spec.model.codec import scenario_from_dict
+
+TORCH = importlib.util.find_spec("torch") is not None
+
+#: A mode that forwards, a subclass with a plain-method handler (Dynamo is handed it without a
+#: source), a mode constructed in the set-up: the recording must not break the graph.
+RECORDED = scenario_from_dict({
+    "generation": "stack",
+    "classes": [{"name": "P", "handler": "plain", "behaviour": {"return": 7}}],
+    "modes": [{"name": "M", "behaviour": "forward"}, {"name": "N", "behaviour": "forward"}],
+    "setup": [{"enter": "M"}, {"construct": "N"}],
+    "call": {"func": "add", "args": ["plain", "P"]},
+})
+#: The call made in a new thread: starting a thread is a graph break of Dynamo's own.
+THREADED = scenario_from_dict({
+    "generation": "stack",
+    "modes": [{"name": "M", "behaviour": "forward"}],
+    "setup": [{"enter": "M"}],
+    "call": {"func": "neg", "args": ["plain"], "thread": True},
+})
+
+
+def test_a_scenario_compiled_nothing_of_is_not_compiled_and_counted_apart() -> None:
+    nothing = Compilation(False, breaks=2, frames=0, reason="Unsupported: x")
+    whole = Compilation(True)
+    broken = Compilation(False, breaks=3, frames=4, reason="Unsupported: y")
+    crashed = Compilation(False, frames=0, reason="InternalTorchDynamoError: z", crashed=True)
+    assert not nothing.compiled and whole.compiled and broken.compiled and crashed.compiled
+    counts = tally([nothing, whole, broken, crashed], seconds=2.0)
+    assert counts == {"scenarios": 4, "fullgraph": 1, "graph_broken": 1, "not_compiled": 1,
+                      "dynamo_errors": 1, "graph_breaks": 5, "milliseconds": 2000}
+    entry = summarise([counts, tally([whole], seconds=1.0)])
+    assert entry["scenarios"] == 5 and entry["fullgraph"] == 2
+    assert entry["fullgraph_fraction"] == 0.4 and entry["scenarios_per_minute"] == 100.0
+
+
+if TORCH:  # the rest needs torch.compile
+    import torch
+
+    from conformance.adapter import NamespaceAdapter
+    from conformance.check import check
+    from conformance.compiled import run_compiled
+    from conformance.runner import execute
+    from spec.examples import load_examples
+
+    ADAPTER = NamespaceAdapter(torch)
+    EXAMPLES = {e.name: e for e in load_examples()}
+
+    def test_the_recording_itself_is_traced_whole() -> None:
+        trace, _, compilation = run_compiled(RECORDED, ADAPTER)
+        assert compilation == Compilation(True), compilation
+        eager, _ = execute(RECORDED, ADAPTER)
+        assert [type(e).__name__ for e in trace.events] == [type(e).__name__ for e in eager.events]
+        assert ADAPTER.reset() == []
+
+    def test_a_graph_break_falls_back_and_is_counted() -> None:
+        _, _, compilation = run_compiled(THREADED, ADAPTER)
+        assert not compilation.fullgraph and compilation.compiled
+        assert compilation.breaks > 0 and compilation.reason.startswith("Unsupported")
+
+    def test_each_scenario_starts_from_a_reset_dynamo() -> None:
+        first = run_compiled(THREADED, ADAPTER)[2]
+        run_compiled(RECORDED, ADAPTER)
+        assert run_compiled(THREADED, ADAPTER)[2] == first
+
+    def test_a_divergence_from_eager_fails_its_rule_and_agreement_passes() -> None:
+        ADAPTER.compile = True  # type: ignore[attr-defined]
+        try:
+            diverging = check(EXAMPLES["text_classmethod_mode"].scenario, ADAPTER)
+            agreeing = check(EXAMPLES["mode_types_ignore_plain_tensors_and_ints"].scenario, ADAPTER)
+        finally:
+            ADAPTER.compile = False  # type: ignore[attr-defined]
+        assert diverging is not None and "TFM_STACK_002" in diverging.rules
+        assert diverging.differences[0].startswith("compiled differs from eager")
+        assert agreeing is not None and agreeing.rules == () and agreeing.compilation.fullgraph

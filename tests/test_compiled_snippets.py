@@ -1,0 +1,61 @@
+"""The snippets of the compiled expected-failures file print an eager and a compiled result that differ.
+
+Each entry of ``conformance/expected_failures/torch-2.13.0-compiled.toml`` records a divergence of
+``torch.compile(fn, backend="eager")`` from eager torch 2.13.0; its snippet runs the same user code
+both ways and prints one line starting with ``eager:`` and one starting with ``compiled:``. The
+snippets run only where torch 2.13.0 is installed, each in a fresh interpreter (Dynamo's caches
+and the warning filters of one snippet never reach another).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
+
+FILE = (Path(__file__).resolve().parents[1] / "conformance" / "expected_failures"
+        / "torch-2.13.0-compiled.toml")
+TORCH = importlib.util.find_spec("torch") is not None
+#: seconds one snippet may take (an import of torch and two compilations take a few)
+TIMEOUT = 120
+
+
+def _torch_release() -> str:
+    import torch
+
+    return str(torch.__version__).split("+")[0]
+
+
+def _snippets() -> list[object]:
+    if not _torch_release().startswith("2.13.0"):
+        return []
+    data = tomllib.loads(FILE.read_text(encoding="utf-8"))
+    return [pytest.param(rule_id, entry["snippet"], id=rule_id) for rule_id, entry in data.items()]
+
+
+def _result(lines: list[str], prefix: str) -> str:
+    """The text after ``prefix`` of the one line that starts with it."""
+    found = [line[len(prefix):].strip() for line in lines if line.startswith(prefix)]
+    assert len(found) == 1, f"expected exactly one line starting with {prefix!r}, got {len(found)}"
+    return found[0]
+
+
+if TORCH:  # defined only where torch is installed; the snippets run only on torch 2.13.0
+
+    @pytest.mark.parametrize(("rule_id", "snippet"), _snippets())
+    def test_snippet_prints_differing_eager_and_compiled_results(rule_id: str, snippet: str) -> None:
+        done = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True,
+                              timeout=TIMEOUT, check=False)
+        assert done.returncode == 0, f"{rule_id}: the snippet exited {done.returncode}:\n{done.stderr}"
+        lines = done.stdout.splitlines()
+        eager = _result(lines, "eager:")
+        compiled = _result(lines, "compiled:")
+        assert eager != compiled, f"{rule_id}: eager and compiled agree: {eager}"

@@ -1,0 +1,87 @@
+"""Compiled against eager: the eager run is the oracle, the model names the rules.
+
+No torch here: one implementation plays eager and another plays the compiled run. The
+reference is built from the model's prediction and the eager trace; a "compiled" run that
+does what eager did passes, one that does what the model says where eager does not fails the
+rule of that step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import reference_impl
+from conformance.adapter import NamespaceAdapter
+from conformance.compare import differences
+from conformance.excusal import judge
+from conformance.runner import execute
+from conformance.threeway import eager_as_reference, reference, templated
+from spec.model import predict
+from spec.model.codec import scenario_from_dict
+from spec.model.trace import Message, Raised, Ref
+from tests.mutants._build import build
+from tests.mutants.kwargs_empty_dict import MUTATIONS as KWARGS_DICT
+
+RIGHT = NamespaceAdapter(reference_impl)
+#: eager torch's stand-in that departs from the model: native handlers get kwargs == {}
+DICT = NamespaceAdapter(build("tfmode_threeway_kwargs", KWARGS_DICT))
+#: a pushed mode that forwards add(x, y): its handler sees kwargs None (TFM_ARGS_003)
+FORWARD = scenario_from_dict({
+    "modes": [{"name": "M", "behaviour": "forward"}],
+    "setup": [{"push": "M"}],
+    "call": {"func": "add", "args": ["plain", "plain"]},
+})
+
+
+def test_eager_that_follows_the_model_is_the_reference_with_its_choices_pinned() -> None:
+    expected = predict(FORWARD)
+    eager, naming = execute(FORWARD, RIGHT)
+    oracle = reference(expected, eager, naming)
+    assert oracle is not None
+    assert not differences(oracle, eager, naming)
+    assert [e.rules for e in oracle.events] == [e.rules for e in expected.events]
+
+
+def test_a_compiled_run_that_differs_from_a_conforming_eager_fails_the_rule_of_that_step() -> None:
+    expected = predict(FORWARD)
+    eager, eager_naming = execute(FORWARD, RIGHT)
+    compiled, naming = execute(FORWARD, DICT)
+    oracle = reference(expected, eager, eager_naming)
+    assert oracle is not None
+    judged = judge(FORWARD, oracle, compiled, naming)
+    assert "TFM_ARGS_003" in judged.failed
+
+
+def test_eager_divergence_is_absorbed_so_a_compiled_run_like_eager_passes() -> None:
+    expected = predict(FORWARD)
+    eager, eager_naming = execute(FORWARD, DICT)
+    assert differences(expected, eager, eager_naming)  # eager itself departs from the model
+    oracle = reference(expected, eager, eager_naming)
+    assert oracle is not None
+    compiled, naming = execute(FORWARD, DICT)
+    assert not differences(oracle, compiled, naming)
+    # ...and a compiled run that does what the model says, where eager does not, fails
+    right, right_naming = execute(FORWARD, RIGHT)
+    assert "TFM_ARGS_003" in judge(FORWARD, oracle, right, right_naming).failed
+
+
+def test_mode_reprs_become_references_that_match_another_runs_objects() -> None:
+    text = "no implementation in mode <scenario.M object at 0x7f00aa>; again <scenario.M object at 0x7f00aa>"
+    message = templated(Message((text,)), {("mode", "M"): "<scenario.M object at 0x7f00aa>",
+                                            ("type", "M"): "<class 'scenario.M'>"})
+    assert message.parts == ("no implementation in mode ", Ref("mode", "M"), "; again ",
+                             Ref("mode", "M"))
+    other = {("mode", "M"): "<scenario.M object at 0x7f1234>"}
+    assert message.render(other) == text.replace("0x7f00aa", "0x7f1234")
+
+
+def test_a_shape_divergence_compares_with_eager_itself_and_blames_eagers_rules() -> None:
+    expected = predict(FORWARD)
+    eager, naming = execute(FORWARD, RIGHT)
+    shorter = replace(eager, events=eager.events[:-1])  # eager "lost" its last event
+    assert reference(expected, shorter, naming) is None
+    oracle = eager_as_reference(FORWARD, expected, shorter, naming)
+    assert not differences(oracle, shorter, naming)
+    assert oracle.outcome.rules  # every step carries the rules of eager's own divergence
+    raised = replace(shorter, outcome=Raised("TypeError", Message(("boom",))))
+    assert judge(FORWARD, oracle, raised, naming).failed == oracle.outcome.rules
