@@ -24,6 +24,11 @@ else:  # Python 3.10
     import tomli as tomllib
 
 
+def _plain(text: str) -> str:
+    """``text`` as reStructuredText that shows it as it is (a reason is plain text)."""
+    return "".join(f"\\{c}" if c in "\\`*_|[]<>" else c for c in text)
+
+
 def _fraction_lines(entry: dict[str, Any]) -> list[str]:
     return [
         f"Of the {entry['scenarios']} scenarios the certifying run made both ways (the explicit "
@@ -56,10 +61,9 @@ class CompiledDivergencesDirective(SphinxDirective):
                      "certificate ``tox -e conformance-compile`` writes (``run.compile``).", ""]
         for rule_id, entry in entries.items():
             rule = catalogue.by_id(rule_id)
-            title = f"{rule_id}: {rule.title}"
-            lines += [title, "~" * len(title), "",
+            lines += [f".. rubric:: {rule_id}: {rule.title}", "",
                       f"Breaks :rule:`{rule_id}` ({rule.level}) under ``torch.compile``. "
-                      + " ".join(str(entry["reason"]).split()), ""]
+                      + _plain(" ".join(str(entry["reason"]).split())), ""]
             if entry.get("functions"):
                 lines += ["Seen in the dispatch of: "
                           + ", ".join(f"``{f}``" for f in entry["functions"]) + ".", ""]
