@@ -213,7 +213,7 @@ def test_verdicts_per_rule(pytester: pytest.Pytester) -> None:
     }
     assert cert["summary"] == {"pass": 2, "fail": 2, "expected_failure": 1,
                                "not_applicable": 2 + NOT_2022, "untested": len(CATALOGUE) - 7 - NOT_2022,
-                               "not_selected": 0}
+                               "not_selected": 0, "not_compiled": 0}
     failure = cert["rules"]["TFM_ORDER_003"]["failures"][0]
     assert failure == {
         "test": "test_toy.py::test_fails_for_one_rule",
@@ -232,7 +232,7 @@ def test_verdicts_per_rule(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines([
         "*= tfmode conformance =*",
         "reference_impl * (generation 2022): fails 3 MUST",
-        "area *pass *fail *xfail *n/a *untested *not sel.",
+        "area *pass *fail *xfail *n/a *untested *not sel. *not comp.",
         "ORDER *2 *2 *1 *2 *0",
         "total *2 *2 *1 *",
         "    fail TFM_ORDER_003 [[]MUST[]] Subclasses before superclasses (1 failing test)",
