@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib.util
 
 from conformance.compiled import Compilation, summarise, tally
+from conformance.report import TestOutcome, aggregate, level_reached
+from spec.catalogue import load_catalogue
 from spec.model.codec import scenario_from_dict
 
 TORCH = importlib.util.find_spec("torch") is not None
@@ -43,6 +45,20 @@ def test_a_scenario_compiled_nothing_of_is_not_compiled_and_counted_apart() -> N
     entry = summarise([counts, tally([whole], seconds=1.0)])
     assert entry["scenarios"] == 5 and entry["fullgraph"] == 2
     assert entry["fullgraph_fraction"] == 0.4 and entry["scenarios_per_minute"] == 100.0
+
+
+def test_a_rule_whose_tests_were_all_not_compiled_is_not_compiled_never_a_pass() -> None:
+    catalogue = load_catalogue()
+    outcomes = [TestOutcome("t::a", ("TFM_ORDER_001",), status="not_compiled"),
+                TestOutcome("t::b", ("TFM_ORDER_001", "TFM_ORDER_002"), status="not_compiled"),
+                TestOutcome("t::c", ("TFM_ORDER_002",), status="passed")]
+    verdicts = aggregate(catalogue, "stack", outcomes, {}, "2.x")
+    assert verdicts["TFM_ORDER_001"].verdict == "not_compiled"
+    assert verdicts["TFM_ORDER_002"].verdict == "pass"  # another test ran it compiled
+    assert level_reached(verdicts, (), {})["reached"] == "none"
+    back = TestOutcome.from_json(TestOutcome("t::d", (), status="passed",
+                                             compilation={"scenarios": 3}).to_json())
+    assert back.compilation == {"scenarios": 3}
 
 
 if TORCH:  # the rest needs torch.compile
