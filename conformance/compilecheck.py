@@ -9,7 +9,6 @@ nothing of is not judged at all: it is "not compiled", never a pass.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
 
 from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
@@ -102,8 +101,3 @@ def check_compiled(scenario: Scenario, target: Target, seconds: float | None = N
                    excused=excused_only, cut_short=judged.cut_short,
                    compilation=compilation, eager=eager)
 
-
-def compilation_of(checked: Checked | None) -> Any:
-    """The checked scenario's :class:`~conformance.compiled.Compilation` (None: not compiled
-    at all, the run is eager)."""
-    return None if checked is None else checked.compilation
