@@ -196,7 +196,10 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
                         "graph_breaks": {"type": "integer", "minimum": 0},
                         "fullgraph_fraction": {"type": "number", "minimum": 0, "maximum": 1,
                                                "description": "fullgraph / scenarios"},
-                        "scenarios_per_minute": {"type": "number", "minimum": 0},
+                        "scenarios_per_minute": {"type": "number", "minimum": 0,
+                                                 "description": "scenarios run both ways per "
+                                                                "minute of the tests' own time "
+                                                                "(one worker)"},
                     },
                 },
                 "selection": {

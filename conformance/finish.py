@@ -192,7 +192,7 @@ def _compile_lines(run: dict[str, Any]) -> list[str]:
             f"both ways, {entry['fullgraph']} traced whole ({entry['fullgraph_fraction']:.1%}), "
             f"{entry['graph_broken']} with graph breaks, {entry['not_compiled']} not compiled, "
             f"{entry['dynamo_errors']} ended in a Dynamo error; "
-            f"{entry['scenarios_per_minute']:g} scenarios per minute"]
+            f"{entry['scenarios_per_minute']:g} scenarios per minute per worker"]
 
 
 def _selection_entry(selection: Selection, verdicts: dict[str, RuleVerdict]) -> dict[str, Any]:

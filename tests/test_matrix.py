@@ -80,7 +80,7 @@ def test_spans_are_runs_of_consecutive_releases() -> None:
 
 def _torch_certificates() -> list[dict[str, Any]]:
     loaded = [json.loads(path.read_text()) for path in matrix.columns(CERTIFICATES)]
-    return [c for c in loaded if c["implementation"]["name"] == "torch"]
+    return [c for c in loaded if c["implementation"]["name"] == "torch" and not matrix.compiled(c)]
 
 
 def test_every_divergence_of_every_release_links_its_snippet() -> None:
@@ -124,3 +124,18 @@ def test_a_rule_added_since_a_certificate_is_no_change_and_no_untested(tmp_path:
     assert "changed: never" in entry and "untested" not in entry
     row = matrix.render([older, middle, newer]).split(":rule:`TFM_ORDER_001`", 1)[1]
     assert [line.strip() for line in row.splitlines()[2:5]] == ["- ✓", "- —", "- ✓"]
+
+
+def test_a_compiled_certificate_is_its_own_column_and_not_a_release(tmp_path: Path) -> None:
+    shutil.copytree(CERTIFICATES, tmp_path / matrix.CERTIFICATES)
+    shutil.copytree(ROOT / matrix.EXPECTED_FAILURES, tmp_path / matrix.EXPECTED_FAILURES)
+    data = json.loads((CERTIFICATES / "torch-2.13.0.json").read_text())
+    data["run"]["compile"] = {"backend": "eager", "scenarios": 1}
+    data["rules"]["TFM_ORDER_001"]["verdict"] = "not_compiled"
+    (tmp_path / matrix.CERTIFICATES / "torch-2.13.0-compiled.json").write_text(json.dumps(data))
+    assert matrix.main(["--root", str(tmp_path)]) == 0
+    table = (tmp_path / matrix.OUTPUT).read_text()
+    assert "     - 2.13.0 compiled\n" in table
+    assert table.split(":rule:`TFM_ORDER_001`", 1)[1].split("   * -", 1)[0].count("nc") == 1
+    evolution_page = (tmp_path / matrix.EVOLUTION).read_text()
+    assert "compiled" not in evolution_page

@@ -36,8 +36,8 @@ def _fraction_lines(entry: dict[str, Any]) -> list[str]:
         f"``fullgraph=True`` (**{entry['fullgraph_fraction']:.1%}**), {entry['graph_broken']} "
         f"with graph breaks ({entry['graph_breaks']} breaks in all), and compiled nothing of "
         f"{entry['not_compiled']}; {entry['dynamo_errors']} ended in an error of Dynamo's own. "
-        f"The run checked {entry['scenarios_per_minute']:g} scenarios per minute "
-        f"(backend ``{entry['backend']}``).",
+        f"Each worker checked {entry['scenarios_per_minute']:g} scenarios per minute, both "
+        f"ways (backend ``{entry['backend']}``).",
         "",
     ]
 
