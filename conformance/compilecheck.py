@@ -17,7 +17,7 @@ from spec.model.trace import Message, Raised, Trace
 from . import noise
 from .adapter import release_of
 from .attribution import attribute, leak_rules
-from .check import Checked, Target
+from .check import HANGS_BEFORE_SHORTER, Checked, Target
 from .compare import differences
 from .compiled import Compilation, run_compiled
 from .divergence import describe_differences
@@ -28,9 +28,16 @@ from .sandbox import ImplementationFault, ImplementationHung, RemoteError, Sandb
 from .threeway import eager_as_reference, reference
 
 #: Seconds one scenario may take under --compile: both runs, and Dynamo tracing the compiled
-#: one up to twice (fullgraph=True, then fullgraph=False); a scenario takes about a fifth of a
-#: second, the very first one a few seconds.
-COMPILE_SECONDS = 60.0
+#: one up to twice (fullgraph=True, then fullgraph=False); a scenario takes about a third of a
+#: second, the very first one a few seconds. Once the implementation has hung
+#: HANGS_BEFORE_SHORTER times, a quarter of it (as for eager runs).
+COMPILE_SECONDS = 30.0
+
+
+def compile_seconds(target: Target) -> float:
+    """The time limit of one scenario under --compile on ``target``."""
+    hangs = target.sandbox.hangs if isinstance(target, SandboxedImplementation) else 0
+    return COMPILE_SECONDS if hangs < HANGS_BEFORE_SHORTER else COMPILE_SECONDS / 4
 
 Observed = tuple[Trace, dict[tuple[str, str], str], Trace, dict[tuple[str, str], str],
                  Compilation, tuple[str, ...]]
@@ -73,7 +80,7 @@ def check_compiled(scenario: Scenario, target: Target, seconds: float | None = N
         return None
     try:
         eager, eager_naming, observed, naming, compilation, leaked = observe_compiled(
-            scenario, target, COMPILE_SECONDS if seconds is None else seconds)
+            scenario, target, compile_seconds(target) if seconds is None else seconds)
     except ImplementationFault as fault:
         partial = Trace(fault.partial, Raised(type(fault).__name__, Message((str(fault),))), None)
         rules = attribute(scenario, expected, partial, {}) or expected.outcome.rules

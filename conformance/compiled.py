@@ -15,7 +15,6 @@ for a function the scenario defines, its kernel computed with tensor operations 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -114,7 +113,7 @@ class CompiledRun(Run):
 
 
 def _counters(torch: Any) -> Any:
-    return importlib.import_module(f"{torch.__name__}._dynamo.utils").counters
+    return torch._dynamo.utils.counters
 
 
 def _fresh(torch: Any, adapter: Any) -> None:
