@@ -16,11 +16,11 @@ for a function the scenario defines, its kernel computed with tensor operations 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from spec.model.scenario import Scenario
-from spec.model.trace import Raised, Trace
+from spec.model.trace import Message, Raised, Trace
 
 from .runner import Run
 
@@ -170,7 +170,12 @@ def run_compiled(scenario: Scenario, adapter: Any,
     breaks = sum(counters["graph_break"].values())
     frames = counters["frames"]["ok"]
     torch._dynamo.reset()
-    crashed = isinstance(trace.outcome, Raised) and trace.outcome.exc_type in _dynamo_errors(torch)
+    outcome = trace.outcome
+    crashed = isinstance(outcome, Raised) and outcome.exc_type in _dynamo_errors(torch)
+    if crashed and isinstance(outcome, Raised):  # its first line: the rest is Dynamo's
+        # diagnostic (with this machine's file paths)
+        text = outcome.message.render().strip().splitlines()
+        trace = replace(trace, outcome=replace(outcome, message=Message((text[0] if text else "",))))
     return trace, run.naming(), Compilation(False, breaks, frames, reason, crashed)
 
 

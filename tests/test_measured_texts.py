@@ -48,7 +48,8 @@ CASES = [pytest.param(*case, id=f"{path.stem}-{case[1]['example']}")
 
 
 def test_every_certified_release_has_its_texts_measured_and_no_other() -> None:
-    certified = {p.stem for p in (ROOT / "docs" / "certificates").glob("torch-*.json")}
+    certified = {p.stem for p in (ROOT / "docs" / "certificates").glob("torch-*.json")
+                 if not p.stem.endswith("-compiled")}  # a compiled run measures no texts
     assert certified, "no torch certificate committed"
     assert {p.stem for p in MEASURED} == certified
 
