@@ -15,7 +15,7 @@ from .adapter import Adapter, release_of
 from .attribution import attribute, leak_rules
 from .compare import Naming, differences
 from .divergence import describe_differences
-from .excusal import Excusals, Judged, judge
+from .excusal import Excusals, Judged, Repredict, judge
 from .isolation import ScenarioTimeout, time_limit
 from .runner import execute
 from .sandbox import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
@@ -116,11 +116,8 @@ def check(scenario: Scenario, adapter: Target, seconds: float | None = None,
         observed, naming, leaked = observe(scenario, adapter, seconds)
         noise.note(observed.noise)
     except ImplementationFault as fault:
-        # Blame the first step the implementation did not get right or did not get to.
-        partial = Trace(fault.partial, Raised(type(fault).__name__, Message((str(fault),))), None)
-        rules = attribute(scenario, expected, partial, {}) or expected.outcome.rules
-        return Checked(scenario, expected, partial, {}, rules, (str(fault),), (), fault.kind)
-    diff = tuple(differences(expected, observed, naming))
+        return faulted(scenario, expected, fault)
+
     def repredict(forced: Mapping[int, tuple[str, ...]]) -> Trace | None:
         try:
             return predict(scenario, getattr(adapter, "stack_version", None), release_of(adapter),
@@ -128,14 +125,34 @@ def check(scenario: Scenario, adapter: Target, seconds: float | None = None,
         except (Unbounded, Unspecified):
             return None
 
+    return conclude(scenario, expected, observed, naming, leaked, excused, repredict)
+
+
+def faulted(scenario: Scenario, expected: Trace, fault: ImplementationFault) -> Checked:
+    """The implementation crashed or hung: blame the first step it did not get right or did
+    not get to."""
+    partial = Trace(fault.partial, Raised(type(fault).__name__, Message((str(fault),))), None)
+    rules = attribute(scenario, expected, partial, {}) or expected.outcome.rules
+    return Checked(scenario, expected, partial, {}, rules, (str(fault),), (), fault.kind)
+
+
+def conclude(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
+             leaked: tuple[str, ...], excused: Excusals | Collection[str],
+             repredict: Repredict | None = None, heading: str | None = None,
+             compilation: Any = None, eager: Trace | None = None) -> Checked:
+    """Judge ``observed`` against ``expected``: the rules it breaks (excusals applied), each
+    difference described (after ``heading``), and what it left behind."""
+    diff = tuple(differences(expected, observed, naming))
     judged = judge(scenario, expected, observed, naming, excused, repredict) if diff else Judged((), ())
     rules = judged.rules
     if diff:  # the same differences, each with its rules, its field and its full values
         diff = tuple(describe_differences(expected, observed, naming, scenario)) or diff
+        diff = diff if heading is None else (heading, *diff)
     if leaked:
         diff += tuple(f"state left behind after the scenario: {x}" for x in leaked)
         if not judged.failed:
             rules += tuple(r for r in leak_rules(scenario, expected, observed) if r not in rules)
     excused_only = tuple(r for r in judged.excused if r not in judged.failed)
     return Checked(scenario, expected, observed, naming, rules, diff, leaked,
-                   excused=excused_only, cut_short=judged.cut_short)
+                   excused=excused_only, cut_short=judged.cut_short, compilation=compilation,
+                   eager=eager)

@@ -12,16 +12,13 @@ from collections.abc import Collection
 
 from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
-from spec.model.trace import Message, Raised, Trace
+from spec.model.trace import Trace
 
 from . import noise
 from .adapter import release_of
-from .attribution import attribute, leak_rules
-from .check import HANGS_BEFORE_SHORTER, Checked, Target
-from .compare import differences
+from .check import HANGS_BEFORE_SHORTER, Checked, Target, conclude, faulted
 from .compiled import Compilation, run_compiled
-from .divergence import describe_differences
-from .excusal import Excusals, Judged, judge
+from .excusal import Excusals
 from .isolation import ScenarioTimeout, time_limit
 from .runner import execute
 from .sandbox import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
@@ -82,9 +79,7 @@ def check_compiled(scenario: Scenario, target: Target, seconds: float | None = N
         eager, eager_naming, observed, naming, compilation, leaked = observe_compiled(
             scenario, target, compile_seconds(target) if seconds is None else seconds)
     except ImplementationFault as fault:
-        partial = Trace(fault.partial, Raised(type(fault).__name__, Message((str(fault),))), None)
-        rules = attribute(scenario, expected, partial, {}) or expected.outcome.rules
-        return Checked(scenario, expected, partial, {}, rules, (str(fault),), (), fault.kind)
+        return faulted(scenario, expected, fault)
     noise.note(observed.noise)
     if not compilation.compiled:
         return Checked(scenario, expected, observed, naming, (), (), leaked,
@@ -92,19 +87,8 @@ def check_compiled(scenario: Scenario, target: Target, seconds: float | None = N
     oracle = reference(expected, eager, eager_naming)
     if oracle is None:
         oracle = eager_as_reference(scenario, expected, eager, eager_naming)
-    diff = tuple(differences(oracle, observed, naming))
-    judged = judge(scenario, oracle, observed, naming, excused) if diff else Judged((), ())
-    rules = judged.rules
-    if diff:
-        described = tuple(describe_differences(oracle, observed, naming, scenario)) or diff
-        diff = (f"compiled differs from eager ({compilation.describe()}); expected is what "
-                "eager torch did:", *described)
-    if leaked:
-        diff += tuple(f"state left behind after the compiled scenario: {x}" for x in leaked)
-        if not judged.failed:
-            rules += tuple(r for r in leak_rules(scenario, oracle, observed) if r not in rules)
-    excused_only = tuple(r for r in judged.excused if r not in judged.failed)
-    return Checked(scenario, oracle, observed, naming, rules, diff, leaked,
-                   excused=excused_only, cut_short=judged.cut_short,
-                   compilation=compilation, eager=eager)
+    heading = (f"compiled differs from eager ({compilation.describe()}); expected is what "
+               "eager torch did:")
+    return conclude(scenario, oracle, observed, naming, leaked, excused, heading=heading,
+                    compilation=compilation, eager=eager)
 

@@ -44,7 +44,8 @@ def test_example(example: Example, adapter: Target, excused: Excusals,
         record_property(COMPILATION_PROPERTY, json.dumps(
             tally([checked.compilation], time.monotonic() - start)))
         if checked.not_compiled:
-            pytest.skip(reason=f"{NOT_COMPILED} {checked.compilation.describe()}")
+            pytest.skip(reason=f"{NOT_COMPILED} {', '.join(example.rules)}: "
+                               f"{checked.compilation.describe()}")
     if not checked.differences:
         return
     # The rules the divergence is attributed to, whichever the example is about: a mode the
