@@ -12,6 +12,9 @@ from hypothesis import settings
 
 from conformance import plugin, profiles
 
+#: --dist loadgroup keeps each xdist_group on one worker on every pytest (tests/xdist_groups.py)
+pytest_plugins = ["tests.xdist_groups"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     if plugin.suite_active(config) or config.getoption("hypothesis_profile", None):
