@@ -13,13 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[1]
 
 POOL_MODULE = '''
 import os
-import pytest
 
 pytestmark = pytest.mark.xdist_group("pool")
 
@@ -35,7 +32,6 @@ def test_uses_pool(pool, i):
 '''
 
 SPREAD_MODULE = '''
-import pytest
 
 @pytest.mark.parametrize("i", range(12))
 def test_elsewhere(i):

@@ -1,0 +1,113 @@
+"""A tripwire in the sandbox's child: notices the implementation changing the suite's own code.
+
+The suite records a scenario's trace in the child, the implementation's own interpreter, so code
+the implementation runs there (at import, or inside a call) could replace the recorder: swap the
+function that resolves requests, a method of the runner, a function's ``__code__``. Before the
+child imports the implementation it imports every suite module it will use and takes a
+:class:`Snapshot` of them: each module object in ``sys.modules``, each function and class a
+module defines, each function's code and defaults, each class's methods. After the import and
+after every request, :meth:`Snapshot.changes` says what is no longer as it was; the child then
+reports the run as tampered with, and the suite's process fails every later request of the run.
+
+This is a tripwire, not a wall: code that sets out to cheat inside its own process can also
+defeat a check that runs there (docs/trust.rst, "What a certificate cannot rule out"). It only
+reads objects; it imports nothing of the suite itself, and no suite module imports it but the
+child.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["SUITE_PACKAGES", "Snapshot"]
+
+#: The top-level packages whose modules the tripwire guards.
+SUITE_PACKAGES = ("conformance", "spec")
+#: How many changes :meth:`Snapshot.changes` names at most.
+MAX_NAMED = 5
+
+
+def _ours(name: str, packages: Iterable[str]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in packages)
+
+
+def _function_state(function: types.FunctionType) -> tuple[Any, ...]:
+    return (function.__code__, function.__defaults__, function.__kwdefaults__)
+
+
+def _member(value: Any) -> Any:
+    """What stands behind a class attribute that is code (a method, a static or class method,
+    a property's getter), or None."""
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    if isinstance(value, property):
+        value = value.fget
+    return value if isinstance(value, types.FunctionType) else None
+
+
+class Snapshot:
+    """The suite's modules, functions and classes as they are now (see the module docstring)."""
+
+    def __init__(self, packages: Iterable[str] = SUITE_PACKAGES) -> None:
+        self.packages = tuple(packages)
+        #: module name -> module object
+        self._modules: dict[str, types.ModuleType] = {}
+        #: (where, namespace, key, object): namespace[key] must still be object
+        self._bindings: list[tuple[str, Mapping[str, Any], str, Any]] = []
+        #: (where, function, (code, defaults, kwdefaults))
+        self._functions: list[tuple[str, types.FunctionType, tuple[Any, ...]]] = []
+        #: (where, class, the names of its attributes that were code)
+        self._classes: list[tuple[str, type, frozenset[str]]] = []
+        for name, module in list(sys.modules.items()):
+            if module is not None and _ours(name, self.packages) and name != "__main__":
+                self._modules[name] = module
+                self._take(name, module)
+
+    def _take(self, name: str, module: types.ModuleType) -> None:
+        namespace = vars(module)
+        for key, value in list(namespace.items()):
+            where = f"{name}.{key}"
+            if isinstance(value, types.FunctionType) and value.__module__ == name:
+                self._bindings.append((where, namespace, key, value))
+                self._functions.append((where, value, _function_state(value)))
+            elif isinstance(value, type) and value.__module__ == name:
+                self._bindings.append((where, namespace, key, value))
+                self._take_class(where, value)
+
+    def _take_class(self, where: str, cls: type) -> None:
+        members = vars(cls)
+        code_names = []
+        for key, value in list(members.items()):
+            function = _member(value)
+            if function is None:
+                continue
+            code_names.append(key)
+            # vars(cls) is a live view of the class's own attributes
+            self._bindings.append((f"{where}.{key}", members, key, value))
+            self._functions.append((f"{where}.{key}", function, _function_state(function)))
+        self._classes.append((where, cls, frozenset(code_names)))
+
+    def changes(self) -> list[str]:
+        """What is no longer as the snapshot found it, at most :data:`MAX_NAMED` names (empty:
+        nothing changed)."""
+        found: list[str] = []
+        for name, module in self._modules.items():
+            if sys.modules.get(name) is not module:
+                found.append(f"sys.modules[{name!r}] replaced")
+        for where, namespace, key, value in self._bindings:
+            if namespace.get(key, _MISSING) is not value:
+                found.append(f"{where} replaced")
+        for where, function, state in self._functions:
+            if any(a is not b for a, b in zip(_function_state(function), state, strict=True)):
+                found.append(f"{where} changed in place")
+        for where, cls, code_names in self._classes:
+            added = [k for k, v in vars(cls).items() if k not in code_names and _member(v) is not None]
+            found += [f"{where}.{k} added" for k in added]
+        return list(dict.fromkeys(found))[:MAX_NAMED]
+
+
+_MISSING = object()
+
