@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Iterator
 
@@ -78,3 +79,34 @@ def test_only_a_confirmed_hang_fails_and_a_known_hanger_costs_what_it_did(
         assert "nor within 2 s when re-run" in message, message
     # ... but one that waits (blocked, or starved of the CPU) is re-run, and may answer then.
     assert _nap_once(impl, 0.8, 0.5) == "awake"
+
+
+def _worker(seconds: float, progress: list[int], busy: bool) -> threading.Thread:
+    """A thread that works for ``seconds`` (counting its work in ``progress`` when ``busy``)."""
+
+    def work() -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if busy:
+                progress.append(1)
+            time.sleep(0.005)
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_threads_that_progress_past_the_limit_are_slow_not_hung(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.suite import test_threads
+
+    monkeypatch.setattr(test_threads, "THREAD_SECONDS", 0.3)
+    monkeypatch.setattr(test_threads, "PROGRESS_SECONDS", 0.1)
+    done: list[int] = []
+    test_threads._join([_worker(0.8, done, busy=True)], lambda: len(done))  # past 0.3 s, within 1.2 s
+    stuck: list[int] = []
+    start = time.monotonic()
+    with pytest.raises(AssertionError, match=r"made no progress in the last 0\.1 s"):
+        test_threads._join([_worker(3.0, stuck, busy=False)], lambda: len(stuck))
+    assert time.monotonic() - start < 1.0  # cut after one check without progress, not at 1.2 s
+    test_threads._join([_worker(0.8, [], busy=False)])  # no measure: the whole longer time
