@@ -99,8 +99,8 @@ def confirmed(attempt: Callable[[float], T], target: object, seconds: float, dur
         used = [_used(first, before)]
         if known and used[0] is not None and used[0] >= STARVED_SHARE * seconds:
             raise _hang(sandbox, first, f"the implementation did not answer within {seconds:g} s "
-                        f"while {during}, computing all along, after {HANGS_BEFORE_SHORTER} "
-                        f"confirmed hangs{_cpu_text(used)}") from None
+                        f"while {during}{_cpu_text(used)}; not re-run: it computed all along, "
+                        f"and had hung {confirmed_hangs(target)} times already") from None
     longer = seconds * factor
     before = _cpu_before(sandbox)
     try:
