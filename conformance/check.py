@@ -19,13 +19,13 @@ from .excusal import Excusals, Judged, Repredict, judge
 from .isolation import ScenarioTimeout, time_limit
 from .runner import execute
 from .sandbox import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
+from .timing import confirmed, limit
 
-#: Seconds one scenario may take on the implementation before it counts as hung (a scenario
-#: takes about a millisecond; torch's very first call about a tenth of a second).
+#: Seconds one scenario may take on the implementation before it is re-run (a scenario takes
+#: about a millisecond; torch's very first call about a tenth of a second); it counts as hung
+#: only when its re-run, with conformance.timing.RERUN_FACTOR times as long, runs out too. Once
+#: the implementation has hung (confirmed) timing.HANGS_BEFORE_SHORTER times, a quarter of it.
 SCENARIO_SECONDS = 2.0
-#: Once the implementation has hung this many times, later scenarios get SCENARIO_SECONDS / 4:
-#: it is known to hang, and each hang costs its whole limit (see the docs' time bound).
-HANGS_BEFORE_SHORTER = 3
 
 #: What the suite can drive: an adapter in this process, or one in a sandbox process.
 Target = Adapter | SandboxedImplementation
@@ -66,18 +66,24 @@ class Checked:
 
 def scenario_seconds(target: Target) -> float:
     """The time limit of one scenario on ``target`` (shorter once it has hung a few times)."""
-    hangs = target.sandbox.hangs if isinstance(target, SandboxedImplementation) else 0
-    return SCENARIO_SECONDS if hangs < HANGS_BEFORE_SHORTER else SCENARIO_SECONDS / 4
+    return limit(target, SCENARIO_SECONDS)
 
 
 def observe(scenario: Scenario, target: Target,
             seconds: float | None = None) -> tuple[Trace, Naming, tuple[str, ...]]:
     """Run ``scenario``: the observed trace, how its objects print, and what it left behind.
 
-    Raises :class:`~conformance.sandbox.ImplementationFault` when the implementation crashes
-    or runs past ``seconds`` (default: :func:`scenario_seconds`).
+    Raises :class:`~conformance.sandbox.ImplementationFault` when the implementation crashes,
+    or runs past ``seconds`` (default: :func:`scenario_seconds`) and past it again, longer,
+    when re-run (:func:`conformance.timing.confirmed`).
     """
     seconds = scenario_seconds(target) if seconds is None else seconds
+    return confirmed(lambda within: _observe_once(scenario, target, within), target, seconds,
+                     "running a scenario")
+
+
+def _observe_once(scenario: Scenario, target: Target,
+                  seconds: float) -> tuple[Trace, Naming, tuple[str, ...]]:
     if isinstance(target, SandboxedImplementation):
         try:
             trace, naming, leaked = target.call("conformance._child:run_scenario", scenario,

@@ -16,25 +16,29 @@ from spec.model.trace import Trace
 
 from . import noise
 from .adapter import release_of
-from .check import HANGS_BEFORE_SHORTER, Checked, Target, conclude, faulted
+from .check import Checked, Target, conclude, faulted
 from .compiled import Compilation, run_compiled
 from .excusal import Excusals
 from .isolation import ScenarioTimeout, time_limit
 from .runner import execute
 from .sandbox import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
 from .threeway import eager_as_reference, reference
+from .timing import confirmed, limit
 
 #: Seconds one scenario may take under --compile: both runs, and Dynamo tracing the compiled
 #: one up to twice (fullgraph=True, then fullgraph=False); a scenario takes about a third of a
-#: second, the very first one a few seconds. Once the implementation has hung
-#: HANGS_BEFORE_SHORTER times, a quarter of it (as for eager runs).
+#: second, the very first one a few seconds. A time-out is re-run, with COMPILE_RERUN_FACTOR
+#: times as long, before it counts as a hang, and once the implementation has hung a few times
+#: the limit is a quarter of this, as for eager runs (conformance.timing).
 COMPILE_SECONDS = 30.0
+#: The re-run of a compiled scenario gets twice its limit, not timing.RERUN_FACTOR times: 30 s
+#: is already ten times what a first compiled scenario takes, and a confirmed hang costs both.
+COMPILE_RERUN_FACTOR = 2.0
 
 
 def compile_seconds(target: Target) -> float:
     """The time limit of one scenario under --compile on ``target``."""
-    hangs = target.sandbox.hangs if isinstance(target, SandboxedImplementation) else 0
-    return COMPILE_SECONDS if hangs < HANGS_BEFORE_SHORTER else COMPILE_SECONDS / 4
+    return limit(target, COMPILE_SECONDS)
 
 Observed = tuple[Trace, dict[tuple[str, str], str], Trace, dict[tuple[str, str], str],
                  Compilation, tuple[str, ...]]
@@ -42,7 +46,12 @@ Observed = tuple[Trace, dict[tuple[str, str], str], Trace, dict[tuple[str, str],
 
 def observe_compiled(scenario: Scenario, target: Target, seconds: float) -> Observed:
     """The eager trace and naming, the compiled trace and naming, how much was compiled, and
-    what the compiled run left behind."""
+    what the compiled run left behind (a time-out is re-run before it is a hang)."""
+    return confirmed(lambda within: _observe_compiled_once(scenario, target, within), target,
+                     seconds, "running a scenario under torch.compile", COMPILE_RERUN_FACTOR)
+
+
+def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float) -> Observed:
     if isinstance(target, SandboxedImplementation):
         try:
             result = target.call("conformance._child:run_scenario_compiled", scenario,

@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from .adapter import AdapterError, Generation
+from .cputime import process_cpu_seconds
 
 __all__ = ["ImplementationCrashed", "ImplementationFault", "ImplementationHung", "RemoteError",
            "Sandbox", "SandboxedImplementation", "sandboxed"]
@@ -45,6 +46,9 @@ class ImplementationFault(Exception):
     """
 
     kind = "fault"
+    #: The child's CPU time (user and system, all its threads) when it was killed for a hang;
+    #: None when unknown (see conformance.timing, which re-runs a time-out before it fails).
+    cpu_seconds: float | None = None
 
     def __init__(self, message: str, partial: tuple[Any, ...] = ()) -> None:
         super().__init__(message)
@@ -174,8 +178,13 @@ class Sandbox:
                 proc.kill()
             proc.wait()
 
+    def cpu_seconds(self) -> float | None:
+        """The CPU time the running child has used since it started (None: none runs, or unknown)."""
+        return None if self._proc is None else process_cpu_seconds(self._proc.pid)
+
     def _fault(self, fault: type[ImplementationFault], what: str, during: str) -> ImplementationFault:
         proc = self._proc
+        cpu = self.cpu_seconds() if fault is ImplementationHung else None  # read before the kill
         if proc is not None and proc.poll() is None:
             proc.kill()
         code = None if proc is None else proc.wait()
@@ -185,7 +194,9 @@ class Sandbox:
         self.hangs += fault is ImplementationHung
         detail = what if fault is ImplementationHung else f"{what}: {_describe_exit(code)}"
         last = f" (its last output: {tail!r})" if tail else ""
-        return fault(f"the implementation {detail} while {during}{last}", tuple(self._partial))
+        found = fault(f"the implementation {detail} while {during}{last}", tuple(self._partial))
+        found.cpu_seconds = cpu
+        return found
 
     def _receive(self, seconds: float, during: str) -> tuple[Any, ...]:
         """The request's reply; the events streamed before it are kept in ``_partial``."""

@@ -17,23 +17,52 @@ import pytest
 from conformance.adapter import Adapter
 from conformance.failure import adapter_script, fail
 from conformance.sandbox import sandboxed
+from conformance.timing import RERUN_FACTOR
 
 THREADS, CALLS = 8, 500
-#: Seconds the threads of one test may take together (they take well under one).
+#: Seconds the threads of one test may take together (they take well under one). Threads still
+#: running then are not yet hung: a loaded machine may be slowing them down (see
+#: conformance.timing). They get up to RERUN_FACTOR times as long in all, for as long as they
+#: make progress: each PROGRESS_SECONDS, the test's measure of their work must have grown.
 THREAD_SECONDS = 10.0
+PROGRESS_SECONDS = THREAD_SECONDS / 4
 
 Record = Callable[[str, object], None]
 
 
-def _join(threads: list[threading.Thread]) -> None:
-    """Wait for ``threads`` up to THREAD_SECONDS in all; fail if any still runs (the sandbox
-    then replaces the process, so a looping thread cannot outlive the test)."""
-    deadline = time.monotonic() + THREAD_SECONDS
+def _wait(threads: list[threading.Thread], until: float) -> bool:
+    """Join ``threads`` until ``until`` (a time.monotonic() value); whether any still runs."""
     for thread in threads:
-        thread.join(timeout=max(deadline - time.monotonic(), 0.0))
+        thread.join(timeout=max(until - time.monotonic(), 0.0))
+    return any(t.is_alive() for t in threads)
+
+
+def _join(threads: list[threading.Thread], progress: Callable[[], int] | None = None) -> None:
+    """Wait for ``threads`` up to THREAD_SECONDS in all, then, for those still running, up to
+    RERUN_FACTOR times as long in all while ``progress()`` grows from one PROGRESS_SECONDS to
+    the next (without a measure of progress, the whole longer time); fail if any still runs
+    (the sandbox then replaces the process, so a looping thread cannot outlive the test)."""
+    start = time.monotonic()
+    longest = start + THREAD_SECONDS * RERUN_FACTOR
+    stalled = ""
+    if _wait(threads, start + THREAD_SECONDS):
+        if progress is None:
+            _wait(threads, longest)
+        else:
+            done = progress()
+            while _wait(threads, min(time.monotonic() + PROGRESS_SECONDS, longest)):
+                now = progress()
+                if now == done:
+                    stalled = f", and made no progress in the last {PROGRESS_SECONDS:g} s"
+                    break
+                if time.monotonic() >= longest:
+                    break
+                done = now
     running = sum(t.is_alive() for t in threads)
     assert not running, (f"{running} of {len(threads)} thread(s) still running after "
-                         f"{THREAD_SECONDS:g} s")
+                         f"{time.monotonic() - start:.0f} s (the limit is {THREAD_SECONDS:g} s, "
+                         f"up to {THREAD_SECONDS * RERUN_FACTOR:g} s while they make progress)"
+                         f"{stalled}")
 
 
 def _logging_mode(adapter: Adapter, seen: list[int], owner: int) -> type:
@@ -98,7 +127,7 @@ def test_each_thread_sees_only_its_own_mode(adapter: Adapter, impl_spec: str,
     workers = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(THREADS)]
     for w in workers:
         w.start()
-    _join(workers)
+    _join(workers, lambda: sum(map(len, seen)))
     script = adapter_script(impl_spec, "test_each_thread_sees_only_its_own_mode", _OWN_MODE)
     if errors:
         index, exc = errors[0]

@@ -1,0 +1,146 @@
+"""Time limits blame the implementation, not a slow machine (docs/trust.rst, "Time limits").
+
+Certified through the real command line (dev profile, a fixed seed): reference_impl gives every
+rule the same verdict on an idle machine and beside eight CPU-bound processes; an
+implementation whose ``mean`` is merely slow once per process (it sleeps 3 s, or computes for
+2.5 s of CPU time: past a scenario's 2 s limit, within its re-run's 8 s) fails no rule; and
+one whose ``mean`` loops for ever (tests/faults/hang_call.py) still fails its rules, each
+hang confirmed by a re-run, within a bound.
+
+The hostile implementations are tests/hostile/time_*.py, copies of reference_impl.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from .cli import SuiteRun, run_suite
+from .conftest import SUMMARY_KEY
+
+#: Under pytest-xdist (--dist loadgroup) this module's runs start once, on one worker.
+pytestmark = pytest.mark.xdist_group("test_trust_time")
+
+#: CPU-bound processes beside the loaded run: four per core of this machine's two.
+HOGS = 8
+#: Seconds the run of an implementation that hangs may take (measured: about 50 s on two busy
+#: cores; the fault battery's bound, with room for a loaded machine).
+BOUND = 240.0
+IDLE = {"idle": "reference_impl", "slow": "tests.hostile.time_slow_mean",
+        "burn": "tests.hostile.time_burn_mean", "hang": "tests.faults.hang_call"}
+RERUN = "nor within 8 s when re-run on a fresh process"
+
+
+def _loaded(run: Callable[[], SuiteRun]) -> SuiteRun:
+    """``run()`` with HOGS processes looping beside it (killed after, whatever happens)."""
+    hogs: list[subprocess.Popen[bytes]] = []
+    try:
+        for _ in range(HOGS):
+            hogs.append(subprocess.Popen([sys.executable, "-c", "while True: pass"]))
+        return run()
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+class _Runs:
+    """The runs on an idle machine, two at a time, then the loaded run alone (its load must not
+    slow the others, and theirs must not add to it)."""
+
+    def __init__(self, factory: pytest.TempPathFactory) -> None:
+        self.factory = factory
+        self.pools: list[ThreadPoolExecutor] = []
+        self.futures: dict[str, Future[SuiteRun]] = {}
+
+    def _run(self, key: str, impl: str) -> SuiteRun:
+        return run_suite(impl, self.factory.mktemp(key), timeout=BOUND + 60)
+
+    def get(self, key: str) -> SuiteRun:
+        if not self.pools:
+            self.pools = [ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1))),
+                          ThreadPoolExecutor(max_workers=1)]
+            for name, impl in IDLE.items():
+                self.futures[name] = self.pools[0].submit(self._run, name, impl)
+            idle = list(self.futures.values())
+
+            def loaded() -> SuiteRun:
+                for future in idle:
+                    future.exception()  # wait: the machine is idle of our own runs then
+                return _loaded(lambda: self._run("load", "reference_impl"))
+
+            self.futures["load"] = self.pools[1].submit(loaded)
+        return self.futures[key].result()
+
+    def close(self) -> None:
+        for pool in self.pools:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Runs]:
+    pool = _Runs(tmp_path_factory)
+    yield pool
+    pool.close()
+
+
+def _clean(runs: _Runs) -> SuiteRun:
+    clean = runs.get("idle")
+    assert clean.returncode == 0 and clean.certificate is not None, clean.tail()
+    return clean
+
+
+def _differ(clean: SuiteRun, run: SuiteRun) -> dict[str, tuple[str, str]]:
+    before, after = clean.verdicts(), run.verdicts()
+    return {r: (before.get(r, "-"), after.get(r, "-")) for r in sorted({*before, *after})
+            if before.get(r) != after.get(r)}
+
+
+def test_verdicts_do_not_depend_on_the_machines_load(
+        runs: _Runs, record_property: Callable[[str, object], None]) -> None:
+    clean, loaded = _clean(runs), runs.get("load")
+    record_property(SUMMARY_KEY, f"time reference_impl idle {clean.seconds:6.1f}s, beside {HOGS} "
+                                 f"CPU-bound processes {loaded.seconds:6.1f}s")
+    assert loaded.certificate is not None, loaded.tail()
+    assert not _differ(clean, loaded), (f"verdicts under load differ from idle: "
+                                        f"{_differ(clean, loaded)}\n{loaded.tail()}")
+    assert loaded.returncode == 0, loaded.tail()
+
+
+@pytest.mark.parametrize("slow", ["slow", "burn"])
+def test_a_merely_slow_call_fails_no_rule(slow: str, runs: _Runs,
+                                          record_property: Callable[[str, object], None]) -> None:
+    clean, run = _clean(runs), runs.get(slow)
+    record_property(SUMMARY_KEY, f"time {IDLE[slow]:30} {run.seconds:6.1f}s, exit {run.returncode}")
+    assert run.certificate is not None, run.tail()
+    changed = _differ(clean, run)
+    assert not changed, "\n".join([f"{IDLE[slow]} changed verdicts: {changed}",
+                                   *(run.why(r) for r in changed), run.tail()])
+    assert run.returncode == 0, run.tail()
+
+
+def _messages(certificate: dict[str, Any], rule_id: str) -> list[str]:
+    return [f.get("message") or "" for f in certificate["rules"][rule_id].get("failures", [])]
+
+
+def test_a_real_hang_is_confirmed_and_still_fails_within_a_bound(
+        runs: _Runs, record_property: Callable[[str, object], None]) -> None:
+    clean, run = _clean(runs), runs.get("hang")
+    record_property(SUMMARY_KEY, f"time {IDLE['hang']:30} {run.seconds:6.1f}s, exit {run.returncode}")
+    assert run.seconds < BOUND, f"hang_call took {run.seconds:.0f}s\n{run.tail()}"
+    assert run.returncode not in (0, -1) and run.certificate is not None, run.tail()
+    changed = _differ(clean, run)
+    assert changed and all(after == "fail" for _, after in changed.values()), changed
+    for rule_id in changed:  # each new failure is a scenario that calls mean
+        for failure in run.certificate["rules"][rule_id]["failures"]:
+            assert '"mean"' in json.dumps(failure.get("scenario")), (rule_id, failure["test"])
+    messages = [m for rule_id in changed for m in _messages(run.certificate, rule_id)]
+    assert any(RERUN in m for m in messages), "no failure says its hang was confirmed:\n" + "\n".join(
+        m.splitlines()[-1] for m in messages[:5])
