@@ -141,8 +141,8 @@ def crash_once() -> None:
 def hang_after_crash() -> None:
     """At import: hang once, the first time after crash_once crashed."""
     folder = _folder()
-    if folder is not None and (folder / "restart").exists():
-        if (folder / "restart").read_text(encoding="utf-8") == "crashed":
-            (folder / "restart").write_text("hung", encoding="utf-8")
-            while True:
-                time.sleep(1)
+    marker = None if folder is None else folder / "restart"
+    if marker is not None and marker.exists() and marker.read_text(encoding="utf-8") == "crashed":
+        marker.write_text("hung", encoding="utf-8")
+        while True:
+            time.sleep(1)

@@ -1,4 +1,5 @@
-"""Hostile: mean sends SIGTERM to the suite's process, then raises (so any pass would be a lie)."""
+"""Hostile: ``mean`` sends SIGTERM to the suite's process, then raises (so any pass would be a
+lie)."""
 
 from tests.faults import MEAN
 from tests.mutants._build import Mutation, install

@@ -118,8 +118,8 @@ def _ended(run: SuiteRun) -> int:
 
 
 @pytest.mark.parametrize("name", ["grandchild", "grandchild-n2"])
-def test_a_detached_grandchild_cannot_rewrite_the_reports(name: str, runs: _Runs,
-                                                          record_property: Callable[[str, object], None]) -> None:
+def test_a_detached_grandchild_cannot_rewrite_the_reports(
+        name: str, runs: _Runs, record_property: Callable[[str, object], None]) -> None:
     run, hostile = runs.get(name)
     record_property(SUMMARY_KEY, f"hostile {name:14} ended in {run.seconds:6.1f}s, exit {run.returncode}")
     assert run.seconds < BOUND and run.returncode not in (0, -1), run.tail()
@@ -146,7 +146,7 @@ def test_processes_the_implementation_starts_are_ended_and_counted(runs: _Runs) 
 
 
 def test_a_stopped_suite_is_continued(runs: _Runs) -> None:
-    run, hostile = runs.get("sigstop")
+    run, _ = runs.get("sigstop")
     assert run.returncode not in (0, -1), f"exit {run.returncode} after {run.seconds:.0f}s\n{run.tail()}"
     assert run.seconds < BOUND
     assert run.certificate is not None and run.certificate["run"]["complete"], run.tail()
@@ -154,7 +154,7 @@ def test_a_stopped_suite_is_continued(runs: _Runs) -> None:
 
 
 def test_sigterm_from_the_implementation_leaves_an_incomplete_certificate(runs: _Runs) -> None:
-    run, hostile = runs.get("sigterm")
+    run, _ = runs.get("sigterm")
     assert run.returncode not in (0, -1) and run.seconds < BOUND, run.tail()
     assert run.certificate is not None, f"no certificate\n{run.tail()}"
     assert run.certificate["run"]["complete"] is False
@@ -192,5 +192,6 @@ def test_an_absurd_rule_timeout_is_refused(given: str, tmp_path: Path) -> None:
                           check=False)
     assert proc.returncode == 4, proc.stdout + proc.stderr
     errors = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
-    assert errors == [f"ERROR: --rule-timeout must be a number of seconds, at least 1 (got {given!r})"], errors
+    refusal = f"ERROR: --rule-timeout must be a number of seconds, at least 1 (got {given!r})"
+    assert errors == [refusal], errors
     assert not (tmp_path / "reports").exists()
