@@ -209,11 +209,18 @@ def activate() -> None:
 
 
 def deactivate() -> None:
-    """The run is over: a last sweep, then this process is left as it was (the watchdog stays
-    until this process exits, for what a sweep could not see)."""
+    """The run is over: a last sweep, then the watchdog ends (every process of the
+    implementation is gone: nothing is left for it to end) and this process is left as it was.
+    Ending it here also keeps a pytest-xdist worker's watchdog from being orphaned to the
+    controller, whose own last sweep would take it for the implementation's."""
     if not _RUN.active:
         return
     sweep()
+    watchdog, _RUN.watchdog = _RUN.watchdog, None
+    if watchdog is not None:
+        watchdog.kill()
+        watchdog.wait()
+        forget(watchdog.pid)
     _RUN.active = False
     if _RUN.subreaper:
         _set_subreaper(False)

@@ -38,6 +38,7 @@ RUNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "sigstop": ("proc_sigstop", ()),
     "sigterm": ("proc_sigterm", ()),
     "restart_hang": ("proc_restart_hang", ("--rule-timeout", "5")),
+    "sigkill": ("proc_sigkill", ()),
 }
 
 
@@ -162,6 +163,18 @@ def test_sigterm_from_the_implementation_leaves_an_incomplete_certificate(runs: 
     assert any("interrupted by SIGTERM" in p for p in run.certificate["run"]["problems"])
     badge = json.loads((run.reports / "badge.json").read_text(encoding="utf-8"))
     assert badge["message"] == "incomplete run"
+
+
+def test_a_killed_suite_leaves_no_process_of_the_implementation(runs: _Runs) -> None:
+    """SIGKILL of the suite's process cannot be caught: the run ends with no new certificate,
+    and the watchdog ends what the implementation left (the processes carrying the run's
+    token; one that also dropped its environment could survive, see conformance.processes)."""
+    run, hostile = runs.get("sigkill")
+    assert run.returncode == -signal.SIGKILL, f"exit {run.returncode}\n{run.tail()}"
+    assert run.certificate is None
+    assert len(_pids(hostile)) == 2, run.tail()
+    alive = _survivors(hostile)
+    assert not alive, f"{len(alive)} of the implementation's processes outlived the killed run"
 
 
 def _failures_by_test(certificate: dict[str, Any]) -> dict[str, list[str]]:
