@@ -12,14 +12,17 @@ its environment (``TFMODE_SANDBOX_RUN``). While a conformance run is active (:fu
   stopped process cannot fork), then killed with its process group. It counts them;
 * a watchdog process (conformance._watchdog), in a session of its own, continues the suite's
   process when the implementation stops it, and ends the token's processes if the suite's
-  process dies;
+  process dies (a SIGKILL); it ends itself with the run's last sweep (:func:`deactivate`);
 * ``SIGTERM``, ``SIGHUP`` and ``SIGQUIT`` interrupt the run as ``SIGINT`` does (pytest's
   interrupt path writes an incomplete certificate); signals whose default would end or stop the
   process for no reason of its own (``SIGUSR1``, ``SIGALRM`` between tests, real-time signals,
   ``SIGTSTP``...) are ignored.
 
-Without /proc or prctl (not Linux) only the child's own process group is killed at each close:
-a process the implementation moved to another group or session may outlive the run there.
+Without /proc or prctl (not Linux) only the child's own process group is killed at each close
+and there is no watchdog: a process the implementation moved to another group or session may
+outlive the run there, and a stopped suite stays stopped. Under the same user, the
+implementation can still kill the suite's process (SIGKILL cannot be caught: no certificate is
+written, and the watchdog ends what carries the token) or stop the watchdog first.
 """
 
 from __future__ import annotations
