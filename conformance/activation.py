@@ -14,7 +14,7 @@ from hypothesis.errors import InvalidArgument
 
 from spec.catalogue import CatalogueError, load_catalogue
 
-from . import profiles
+from . import processes, profiles
 from .adapter import AdapterError
 from .expectations import ExpectationsError, load_expectations, load_scopes
 from .observed import expected_settings
@@ -49,8 +49,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--compile", dest="tfmode_compile", action="store_true", default=False,
                     help="run each scenario's user code inside torch.compile(backend='eager') "
                          "too, and certify the compiled runs against the eager ones (torch 2.x)")
-    group.addoption("--rule-timeout", dest="tfmode_timeout", metavar="SECONDS", type=float,
-                    default=None, help=f"per-test time limit (default {DEFAULT_TIMEOUT:g})")
+    group.addoption("--rule-timeout", dest="tfmode_timeout", metavar="SECONDS", default=None,
+                    help=f"per-test time limit, at least {MIN_TIMEOUT:g} s "
+                         f"(default {DEFAULT_TIMEOUT:g})")
 
 
 
@@ -87,6 +88,7 @@ def activate(config: pytest.Config, state: RunState, early: bool) -> None:
     state.timeout = _timeout(config)
     state.reports_dir = _reports_dir(config)
     _impl_path(config)
+    processes.activate()  # before the child starts: nothing it starts may outlive the run
     state.adapter = load(state.spec, state.timeout, state.origin)
     state.compile = bool(config.getoption("tfmode_compile"))
     if state.compile:
@@ -134,6 +136,7 @@ def load(spec: str, timeout: float, origin: str | None = None) -> SandboxedImple
                      "certify(impl_path=DIR) imports it from the folder DIR that holds it)")
         raise pytest.UsageError(text) from None
     implementation.body_seconds = timeout + 30.0  # the per-test limit comes first
+    implementation.sandbox.restart_seconds = timeout + 30.0  # a restart: within its test
     return implementation
 
 
@@ -163,13 +166,22 @@ def _impl(config: pytest.Config) -> tuple[str, str]:
     return DEFAULT_IMPL, f"--impl {DEFAULT_IMPL!r} (the default)"
 
 
+#: The shortest --rule-timeout: below it no test (nor a restart of the implementation) could end.
+MIN_TIMEOUT = 1.0
+
+
 def _timeout(config: pytest.Config) -> float:
     given = config.getoption("tfmode_timeout")
     if given is None:
         return DEFAULT_TIMEOUT
-    if not math.isfinite(given) or given <= 0:
-        raise pytest.UsageError(f"--rule-timeout must be a number of seconds > 0 (got {given:g})")
-    return float(given)
+    try:
+        seconds = float(given)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < MIN_TIMEOUT:
+        raise pytest.UsageError(f"--rule-timeout must be a number of seconds, at least "
+                                f"{MIN_TIMEOUT:g} (got {str(given)!r})")
+    return seconds
 
 
 def _reports_dir(config: pytest.Config) -> Path:

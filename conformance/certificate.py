@@ -169,6 +169,11 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
                 "reported_tests": {"type": "integer", "minimum": 0},
                 "problems": {"type": "array", "items": _STR,
                              "description": "why the run is incomplete, one line each"},
+                "processes_ended": {"type": "integer", "minimum": 0,
+                                    "description": "processes the implementation started that "
+                                                   "the run had to end (at a restart of its "
+                                                   "sandbox or at the end); absent in "
+                                                   "earlier certificates"},
                 "compile": {
                     "type": "object",
                     "description": "--compile: each scenario's user code also ran inside "

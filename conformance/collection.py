@@ -10,7 +10,15 @@ import pytest
 from .activation import activate
 from .adapter import FEATURES
 from .report import TestOutcome
-from .runstate import CONTROLLER, GENERATIONS, from_suite, marker_args, shown_nodeid, state_of
+from .runstate import (
+    CONTROLLER,
+    GENERATIONS,
+    PROCESSES_OUTPUT,
+    from_suite,
+    marker_args,
+    shown_nodeid,
+    state_of,
+)
 from .selection import Selection, describe
 
 
@@ -49,7 +57,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             for feature in feats:
                 state.feature_rules.setdefault(feature, set()).update(rules)
         if add_timeout and item.get_closest_marker("timeout") is None:
-            item.add_marker(pytest.mark.timeout(state.timeout, method=method))
+            # func_only: the timer runs around the test body only, never in pytest's own hooks
+            # (a reset, a report), where its exception would be an INTERNALERROR of the run.
+            item.add_marker(pytest.mark.timeout(state.timeout, method=method, func_only=True))
     if problems:
         raise pytest.UsageError("bad conformance markers: " + "; ".join(problems))
     if state.rules is not None:
@@ -104,6 +114,9 @@ def pytest_testnodedown(node: Any, error: object) -> None:
     if state is not None and state.active and state.selection is None \
             and isinstance(output.get(SELECTION_OUTPUT), str):
         state.selection = Selection.from_json(output[SELECTION_OUTPUT])
+    ended = output.get(PROCESSES_OUTPUT)
+    if state is not None and state.active and isinstance(ended, int):
+        state.processes_ended += ended
 
 
 @pytest.hookimpl(optionalhook=True)

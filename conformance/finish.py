@@ -11,7 +11,7 @@ import pytest
 
 import conformance
 
-from . import noise
+from . import noise, processes
 from .certificate import build_certificate, dumps, spec_version
 from .compiled import summarise
 from .expectations import stale_entries
@@ -28,7 +28,8 @@ from .report import (
     terminal_lines,
 )
 from .reportsdir import write_run
-from .runstate import RunState, one_line, state_of
+from .runstate import PROCESSES_OUTPUT, RunState, one_line, state_of
+from .sandbox import SandboxedImplementation
 from .selection import Selection
 
 # -- reporting -------------------------------------------------------------------------------
@@ -84,7 +85,8 @@ def _incomplete(session: pytest.Session, state: RunState,
     """Why this run does not account for every selected test (empty: it does)."""
     problems: list[str] = []
     if exitstatus == pytest.ExitCode.INTERRUPTED:
-        problems.append("the run was interrupted")
+        by = processes.interrupted_by()
+        problems.append("the run was interrupted" + (f" by {by}" if by else ""))
     elif exitstatus == pytest.ExitCode.INTERNAL_ERROR:
         problems.append("pytest stopped with an internal error")
     problems += state.lost
@@ -99,6 +101,7 @@ def _incomplete(session: pytest.Session, state: RunState,
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
     config = session.config
     state = state_of(config)
+    _end_processes(config, state)
     if (not state.active or state.adapter is None or hasattr(config, "workerinput")
             or config.option.collectonly):
         return
@@ -133,6 +136,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
         hypothesis_settings=hypothesis,
         run={"complete": not problems, "selected_tests": len(state.selected),
              "reported_tests": len(state.reported & state.selected), "problems": problems,
+             "processes_ended": state.processes_ended,
              "selection": _selection_entry(selection, verdicts),
              **_compile_entry(state)},
         certify=state.certify, level=level, summary=summary(verdicts),
@@ -142,6 +146,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
         state.lines += [f"INCOMPLETE RUN: {p}" for p in problems]
         state.lines.append("INCOMPLETE RUN: this certificate certifies nothing (level none)")
     state.lines += _partial_lines(selection, verdicts)
+    if state.processes_ended:
+        state.lines.append(f"WARNING: the implementation left {state.processes_ended} "
+                           "process(es) running; the run ended them")
     state.lines += _compile_lines(certificate["run"])
     state.lines.append(f"{ad.name} {ad.version} (generation {ad.generation}): {shield['message']}")
     state.lines += terminal_lines(verdicts, level, stale, state.expected_path)
@@ -162,6 +169,20 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitC
     if state.certify:
         _certify_status(session, state, verdicts, problems, len(hypothesis["disagreements"]),
                         selection.partial)
+
+
+def _end_processes(config: pytest.Config, state: RunState) -> None:
+    """End the sandbox's child and every process the implementation started, before anything is
+    written (so none can write after the run); count them (a worker tells its controller)."""
+    if not state.active:
+        return
+    if isinstance(state.adapter, SandboxedImplementation):
+        state.adapter.close()
+    processes.deactivate()
+    if hasattr(config, "workerinput"):
+        config.workeroutput[PROCESSES_OUTPUT] = processes.ended()  # type: ignore[attr-defined]
+    else:
+        state.processes_ended += processes.ended()
 
 
 def _empty_selection(session: pytest.Session, state: RunState, selection: Selection) -> None:

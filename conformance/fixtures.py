@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from . import processes
 from .activation import load
 from .api import Certificate, certify
 from .check import Target
@@ -73,6 +74,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(KEY, None)
     if state is not None and isinstance(state.adapter, SandboxedImplementation):
         state.adapter.close()  # kills the child: threads it left looping cannot hold the exit
+    processes.deactivate()  # if sessionfinish did not (a usage error stopped the run)
 
 
 

@@ -26,6 +26,7 @@ from .runstate import (
     shown_nodeid,
     state_of,
 )
+from .sandbox import SandboxedImplementation
 
 # -- running ---------------------------------------------------------------------------------
 
@@ -101,10 +102,10 @@ def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool | None:
 
     def cancel() -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.signal(signal.SIGALRM, before)  # ignored during a run (conformance.processes)
 
     item.cancel_timeout = cancel  # type: ignore[attr-defined]  # what pytest-timeout calls
-    signal.signal(signal.SIGALRM, expire)
+    before = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     return True
 
@@ -124,8 +125,12 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
 
 
 def _reset(state: RunState) -> list[str]:
+    """Reset the implementation after a test; a child that is not running is not restarted
+    here (a hang at restart must cost a test, never pytest's own hook)."""
     assert state.adapter is not None
     try:
+        if isinstance(state.adapter, SandboxedImplementation):
+            return [str(x) for x in state.adapter.reset(restart=False)]
         return [str(x) for x in state.adapter.reset()]
     except Exception as exc:
         return [f"adapter.reset() raised {type(exc).__name__}: {one_line(exc)}"]

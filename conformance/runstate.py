@@ -77,6 +77,8 @@ class RunState:
     #: --compile: scenarios run inside torch.compile too; what the tests counted of them
     compile: bool = False
     compilation: Counter[str] = field(default_factory=Counter)
+    #: processes of the implementation the run had to end (this process's and its workers')
+    processes_ended: int = 0
 
 
 KEY = pytest.StashKey[RunState]()
@@ -138,6 +140,8 @@ def marker_args(item: pytest.Item, name: str) -> tuple[str, ...]:
 OUTCOME_PROPERTY = "tfmode_outcome"
 SETTINGS_PROPERTY = "tfmode_hypothesis"
 NOISE_PROPERTY = "tfmode_noise"
+#: The pytest-xdist worker output that carries how many processes the worker had to end.
+PROCESSES_OUTPUT = "tfmode_processes_ended"
 
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from . import processes
 from .adapter import AdapterError, Generation
 from .cputime import process_cpu_seconds
 
@@ -118,6 +119,8 @@ class Sandbox:
         self.spec = spec
         self.origin = origin or f"--impl {spec!r}"
         self.startup_seconds = startup_seconds
+        #: seconds a restart after a fault may take (the plugin makes it a test's time limit)
+        self.restart_seconds = startup_seconds
         self.metadata: dict[str, Any] | None = None
         #: how many times the child was replaced after a fault, and how many of those were hangs
         self.restarts = 0
@@ -142,6 +145,7 @@ class Sandbox:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p or os.getcwd() for p in sys.path)
         env["PYTHONUNBUFFERED"] = "1"
+        processes.child_env(env)
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "conformance._child", str(down_r), str(up_w), self.spec,
@@ -151,9 +155,13 @@ class Sandbox:
         finally:
             for fd in (down_r, up_w, out_w):
                 os.close(fd)
+        processes.started(self._proc.pid)
         self._to, self._from = Connection(down_w, readable=False), Connection(up_r, writable=False)
         self._tail = _Tail(out_r)
-        reply = self._receive(self.startup_seconds, "loading the implementation")
+        # A restart may not take longer than the test it happens in (restart_seconds).
+        reply = self._receive(self.startup_seconds if self.metadata is None
+                              else min(self.startup_seconds, self.restart_seconds),
+                              "loading the implementation")
         if reply[0] == "load_error":
             self.close()
             raise AdapterError(str(reply[1]))
@@ -166,6 +174,10 @@ class Sandbox:
         self.metadata = metadata
         return metadata
 
+    def running(self) -> bool:
+        """Whether a child is started (it may have died since, unnoticed)."""
+        return self._proc is not None
+
     def close(self) -> None:
         """Kill the child (it may be looping or have threads of its own) and forget it."""
         proc, self._proc = self._proc, None
@@ -174,9 +186,11 @@ class Sandbox:
                 conn.close()
         self._to = self._from = None
         if proc is not None:
+            processes.sweep(proc.pid)  # every process the implementation started, and the child
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
+            processes.forget(proc.pid)
 
     def cpu_seconds(self) -> float | None:
         """The CPU time the running child has used since it started (None: none runs, or unknown)."""
@@ -277,8 +291,12 @@ class SandboxedImplementation:
     def call(self, target: str, *args: Any, seconds: float, during: str) -> Any:
         return self.sandbox.call(target, args, seconds, during)
 
-    def reset(self) -> list[str]:
-        """Clear any mode the implementation left behind; what was found."""
+    def reset(self, restart: bool = True) -> list[str]:
+        """Clear any mode the implementation left behind; what was found. ``restart=False``:
+        a child that is not running (it crashed or hung) has nothing to reset, so none is
+        started (a restart belongs in a test, where its time limit costs that test only)."""
+        if not restart and not self.sandbox.running():
+            return []
         found: list[str] = self.call("conformance._child:reset", seconds=30.0, during="resetting")
         return found
 

@@ -78,7 +78,7 @@ ROWS: dict[str, Row] = {
     "TFMODE_REPORTS is a file": Row("suite", SUITE, "TFMODE_REPORTS='taken': not a folder",
                                     {"TFMODE_REPORTS": "taken"}),
     "negative timeout": Row("suite", (*SUITE, "--rule-timeout", "-1"),
-                            "--rule-timeout must be a number of seconds > 0 (got -1)"),
+                            "--rule-timeout must be a number of seconds, at least 1 (got '-1')"),
     "zero timeout": Row("suite", (*SUITE, "--rule-timeout=0"), "--rule-timeout must be"),
     "missing expected failures": Row("suite", (*SUITE, "--expected-failures", "nope.toml"),
                                      "nope.toml: cannot read the expected-failures file"),
