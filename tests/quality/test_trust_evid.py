@@ -10,6 +10,7 @@ passing certificate; a reports folder that cannot be written is one line before 
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -206,13 +207,55 @@ def test_a_variable_in_the_reports_folder_puts_all_files_in_one_folder(tmp_path:
     out = tmp_path / "expanded"
     run = run_suite("reference_impl", tmp_path, ("--rules", "TFM_ORDER_001",
                                                  "--reports-dir", "$EVID_OUT/reports"),
-                    env_extra={"EVID_OUT": str(out)})
+                    env_extra={"EVID_OUT": str(out)}, cwd=tmp_path)
     assert run.returncode == 0, run.tail()
     assert sorted(p.name for p in (out / "reports").iterdir()) == ["badge.json",
                                                                    "certificate.json", "junit.xml"]
     unset = run_suite("reference_impl", tmp_path / "unset",
-                      ("--reports-dir", "$EVID_NOT_SET/reports"))
+                      ("--reports-dir", "$EVID_NOT_SET/reports"), cwd=tmp_path)
     assert unset.returncode == pytest.ExitCode.USAGE_ERROR, unset.tail()
     assert [line for line in unset.output.splitlines() if line.strip()] == [
         "ERROR: --reports-dir '$EVID_NOT_SET/reports': the variable $EVID_NOT_SET is not set"]
-    assert not any(REPO.glob("$EVID*"))
+    assert not any(tmp_path.glob("$EVID*"))
+
+
+def _mount_tmpfs(folder: Path, size: str) -> bool:
+    """A tiny tmpfs at ``folder`` (root only); False where none can be mounted."""
+    folder.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        return False
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+                          capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def test_a_full_disk_leaves_no_half_file(tmp_path: Path) -> None:
+    disk = tmp_path / "disk"
+    real = _mount_tmpfs(disk, "12m")  # else the plugin makes every write of the reports fail
+    try:
+        reports = disk / "reports"
+        run = run_suite("reference_impl", tmp_path, ("--rules", "TFM_ORDER_001", "--reports-dir",
+                                                     str(reports), "-p", "tests.hostile.evid_fill_disk"),
+                        env_extra={"EVID_FILL": "real" if real else "simulate",
+                                   "EVID_FILLER": str(disk / "filler")})
+        assert run.returncode == pytest.ExitCode.TESTS_FAILED, run.tail()
+        assert "Traceback" not in run.output and "INTERNALERROR" not in run.output, run.tail()
+        space = os.strerror(errno.ENOSPC)
+        assert f"ERROR: could not write the JUnit file: [Errno {errno.ENOSPC}] {space}" \
+            in run.output, run.tail()
+        assert "ERROR: could not write the conformance reports: " in run.output
+        assert sorted(p.name for p in reports.iterdir()) == [], "a half-written file is left"
+    finally:
+        if real:
+            subprocess.run(["umount", str(disk)], check=False)
+    # and a folder without the free space is refused before the run, in one line
+    if real:
+        assert _mount_tmpfs(tmp_path / "tiny", "1m")
+        try:
+            tiny = run_suite("reference_impl", tmp_path / "t", ("--reports-dir",
+                                                               str(tmp_path / "tiny" / "r")))
+            assert tiny.returncode == pytest.ExitCode.USAGE_ERROR, tiny.tail()
+            errors = [line for line in tiny.output.splitlines() if line.strip()]
+            assert len(errors) == 1 and "kB free in" in errors[0], tiny.output
+        finally:
+            subprocess.run(["umount", str(tmp_path / "tiny")], check=False)
