@@ -13,6 +13,7 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import os
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -40,6 +41,22 @@ def _files(root: Path) -> Iterable[tuple[str, Path]]:
                 yield path.relative_to(root).as_posix(), path
 
 
+def _content(path: Path) -> bytes:
+    """The sha256 of a regular file's content (a symbolic link to one is followed); for
+    anything else (a device, a pipe, a link to a folder) what it is: reading ``/dev/zero``
+    or a pipe would never end."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return f"not a regular file: {os.stat(path).st_mode:o}".encode()
+        inner = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                inner.update(block)
+        return inner.digest()
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}".encode()
+
+
 def tree_digest(roots: Sequence[Path]) -> tuple[str, int]:
     """One sha256 over the names and contents of every file under ``roots`` (byte-code caches
     left out), and how many files that is. A file that cannot be read counts by its name."""
@@ -48,20 +65,15 @@ def tree_digest(roots: Sequence[Path]) -> tuple[str, int]:
     for index, root in enumerate(roots):
         for name, path in sorted(_files(root)):
             digest.update(f"{index}/{name}".encode("utf-8", "surrogateescape") + b"\0")
-            try:
-                digest.update(hashlib.sha256(path.read_bytes()).digest())
-            except OSError as exc:
-                digest.update(f"unreadable: {exc.strerror}".encode())
-            digest.update(b"\x1e")
+            digest.update(_content(path) + b"\x1e")
             count += 1
     return f"sha256:{digest.hexdigest()}", count
 
 
 def file_digest(path: Path) -> str | None:
-    try:
-        return f"sha256:{hashlib.sha256(path.read_bytes()).hexdigest()}"
-    except OSError:
-        return None
+    """The sha256 of a regular file (None: it is not one, or cannot be read)."""
+    content = _content(path)
+    return f"sha256:{content.hex()}" if len(content) == 32 else None
 
 
 def _roots(name: str) -> list[Path] | None:
@@ -83,9 +95,13 @@ def _distribution(name: str, roots: list[Path]) -> dict[str, Any] | None:
     """The installed distribution that holds the files at ``roots``: its name, version and a
     digest of its RECORD (None: the package is not an installed distribution's)."""
     try:
-        candidates = importlib.metadata.packages_distributions().get(name, [])
-    except Exception:  # broken metadata of some other distribution
+        return _installed(name, roots)
+    except Exception:  # broken metadata (of this or another distribution) names none
         return None
+
+
+def _installed(name: str, roots: list[Path]) -> dict[str, Any] | None:
+    candidates = importlib.metadata.packages_distributions().get(name, [])
     for dist_name in dict.fromkeys(candidates):
         try:
             dist = importlib.metadata.distribution(dist_name)

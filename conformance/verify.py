@@ -64,10 +64,10 @@ def rerun_command(invocation: Mapping[str, Any], reports: Path, config: Path,
     """The pytest command line that makes the recorded run again."""
     command = [sys.executable, "-m", "pytest", "-p", "conformance.plugin", "-p", "no:cacheprovider",
                "-c", str(config), "--rootdir", str(config.parent), "-q",
-               "--pyargs", "conformance.suite", "--impl", str(invocation["impl"]),
-               "--reports-dir", str(reports)]
+               "--pyargs", "conformance.suite", f"--impl={invocation['impl']}",
+               f"--reports-dir={reports}"]
     if invocation["impl_path"]:
-        command += ["--impl-path", os.pathsep.join(invocation["impl_path"])]
+        command.append(f"--impl-path={os.pathsep.join(invocation['impl_path'])}")
     if invocation["certify"]:
         command.append("--certify")
     if invocation["compile"]:
@@ -77,9 +77,9 @@ def rerun_command(invocation: Mapping[str, Any], reports: Path, config: Path,
                "--rules": invocation["rules"], "-k": invocation["keyword"] or None,
                "-m": invocation["markexpr"] or None,
                "--expected-failures": invocation["expected_failures"]}
-    for option, value in options.items():
+    for option, value in options.items():  # --option=VALUE: a value is never an option
         if value is not None:
-            command += [option, str(value)]
+            command.append(f"{option}={value}" if option.startswith("--") else f"{option}{value}")
     if workers:
         command += ["-n", str(workers)]
     return command

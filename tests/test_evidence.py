@@ -40,6 +40,16 @@ def test_the_digest_covers_names_and_contents_but_not_bytecode(tmp_path: Path) -
     assert evidence.tree_digest([package])[0] != digest
 
 
+def test_special_files_are_named_not_read(tmp_path: Path) -> None:
+    # A package holding a link to /dev/zero or a pipe must not keep the suite reading for ever.
+    package = _package(tmp_path, "p", {"__init__.py": "x = 1\n"})
+    os.symlink("/dev/zero", package / "zero")
+    os.mkfifo(package / "pipe")
+    digest, count = evidence.tree_digest([package])
+    assert count == 3 and digest.startswith("sha256:")
+    assert evidence.file_digest(package / "zero") is None
+
+
 def test_the_implementation_is_found_without_importing_it(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     _package(tmp_path, "evid_unit_pkg", {"__init__.py": "raise SystemExit('imported!')\n",
@@ -168,10 +178,13 @@ def test_the_run_is_made_again_with_the_recorded_options(tmp_path: Path) -> None
     command = rerun_command(_certificate()["evidence"]["invocation"], tmp_path / "r",
                             tmp_path / "pytest.ini")
     text = " ".join(command)
-    assert "--pyargs conformance.suite --impl p" in text and "--impl-path /x" in text
-    assert "--certify" in command and "--hypothesis-profile" not in command
-    assert "--hypothesis-seed 3" in text and "--rule-timeout 5.0" in text
-    assert "-k" not in command and f"--reports-dir {tmp_path / 'r'}" in text
+    assert "--pyargs conformance.suite --impl=p" in text and "--impl-path=/x" in text
+    assert "--certify" in command and "--hypothesis-profile" not in text
+    assert "--hypothesis-seed=3" in command and "--rule-timeout=5.0" in command
+    assert not any(arg.startswith("-k") for arg in command)
+    assert f"--reports-dir={tmp_path / 'r'}" in command
+    invocation = {**_certificate()["evidence"]["invocation"], "keyword": "-x or y"}
+    assert "-k-x or y" in rerun_command(invocation, tmp_path, tmp_path / "pytest.ini")
 
 
 @pytest.mark.parametrize(("content", "problem"), [
