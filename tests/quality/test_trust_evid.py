@@ -154,7 +154,9 @@ def test_certify_of_a_keyword_selection_fails(tmp_path: Path) -> None:
     assert run.certificate["level"]["reached"] == "none"
 
 
-def test_a_killed_run_leaves_no_earlier_pass(runs: _Runs, tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "n2"])
+def test_a_killed_run_leaves_no_earlier_pass(runs: _Runs, tmp_path: Path,
+                                             workers: tuple[str, ...]) -> None:
     honest = runs.certified()
     reports = tmp_path / "reports"
     reports.mkdir()
@@ -164,7 +166,7 @@ def test_a_killed_run_leaves_no_earlier_pass(runs: _Runs, tmp_path: Path) -> Non
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TFMODE_"))}
     env.update(PYTHONPATH=str(REPO), EVID_STARTED=str(started),
                HYPOTHESIS_STORAGE_DIRECTORY=str(tmp_path / ".hypothesis"))
-    command = suite_command("tests.hostile.evid_marks_start", reports, ("--certify",),
+    command = suite_command("tests.hostile.evid_marks_start", reports, ("--certify", *workers),
                             seed=None, profile=None)
     with subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL, start_new_session=True) as child:
