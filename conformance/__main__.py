@@ -1,4 +1,5 @@
-"""``python -m conformance``: compare two implementations (diff) or write a reproduction (snippet)."""
+"""``python -m conformance``: compare two implementations (diff), write a reproduction (snippet),
+record texts (texts) or check a certificate by making its run again (verify)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ examples:
   python -m conformance snippet spec/scenarios/mode_stack.toml --impl reference_impl
       (from the repository's root; any .toml or .json scenario file will do)
   python -m conformance texts --impl torch --output torch-texts.json
+  python -m conformance verify reports/certificate.json
 """
 
 
@@ -57,7 +59,35 @@ def _parser() -> argparse.ArgumentParser:
                        help="MODULE or pkg.mod:ATTR (default reference_impl)")
     texts.add_argument("--output", type=Path, default=None, metavar="FILE",
                        help="write the JSON here (default: standard output)")
+    verify = sub.add_parser(
+        "verify", help="make a certificate's run again from a clean environment and compare "
+                       "its digests and verdicts",
+        description="Make the run a certificate records again (a fresh temporary reports "
+                    "folder, the certificate's implementation, --impl-path, profile, seed, "
+                    "expected failures and options; no PYTEST_*, HYPOTHESIS_* or TFMODE_* "
+                    "variables) and compare: the digests of the implementation's files, of the "
+                    "suite and of the specification, and each rule's verdict. Exit status: 0 "
+                    "everything matches, 1 a difference (one line each), 2 bad input.")
+    verify.add_argument("certificate", type=Path, metavar="CERT", help="a certificate.json")
+    verify.add_argument("-n", "--workers", type=int, default=None, metavar="N",
+                        help="run the suite on N pytest-xdist workers (default: serially)")
+    verify.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS",
+                        help="bound on the whole run (default 3600)")
     return parser
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from .verify import VerifyError, verify
+
+    if args.workers is not None and args.workers < 1:
+        raise _UsageError("--workers must be at least 1")
+    if not args.timeout > 0:
+        raise _UsageError("--timeout must be a number of seconds > 0")
+    try:
+        status, _ = verify(args.certificate, workers=args.workers, timeout=args.timeout)
+    except VerifyError as exc:
+        raise _UsageError(" ".join(str(exc).split())) from None
+    return status
 
 
 def _load(spec: str) -> Adapter:
@@ -140,7 +170,7 @@ def _texts(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    commands = {"diff": _diff, "snippet": _snippet, "texts": _texts}
+    commands = {"diff": _diff, "snippet": _snippet, "texts": _texts, "verify": _verify}
     try:
         return commands[args.command](args)
     except _UsageError as exc:

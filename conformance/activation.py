@@ -7,6 +7,7 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -14,7 +15,7 @@ from hypothesis.errors import InvalidArgument
 
 from spec.catalogue import CatalogueError, load_catalogue
 
-from . import processes, profiles
+from . import evidence, processes, profiles, reportsdir
 from .adapter import AdapterError
 from .expectations import ExpectationsError, load_expectations, load_scopes
 from .observed import expected_settings
@@ -41,11 +42,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="TOML file of rules expected to fail, each with a reason; "
                          "env TFMODE_EXPECTED_FAILURES")
     group.addoption("--reports-dir", dest="tfmode_reports", metavar="DIR", default=None,
-                    help="where certificate.json, badge.json and junit.xml go; env TFMODE_REPORTS; "
-                         "default reports")
+                    help="where certificate.json, badge.json and junit.xml go (~ and $VAR "
+                         "expanded); env TFMODE_REPORTS; default reports")
     group.addoption("--rules", dest="tfmode_rules", metavar="PATTERNS", default=None,
                     help="run only the tests of these rules: IDs, globs ('TFM_ORDER_*') or areas "
-                         "(ORDER), separated by commas; the run is partial and certifies nothing")
+                         "(ORDER), separated by commas; the run is partial and certifies nothing "
+                         "(refused with --certify)")
     group.addoption("--compile", dest="tfmode_compile", action="store_true", default=False,
                     help="run each scenario's user code inside torch.compile(backend='eager') "
                          "too, and certify the compiled runs against the eager ones (torch 2.x)")
@@ -68,16 +70,39 @@ def pytest_configure(config: pytest.Config) -> None:
         activate(config, state, early=True)
 
 
-def _impl_path(config: pytest.Config) -> None:
+def _impl_path(config: pytest.Config) -> list[str]:
     """Put ``--impl-path`` (or TFMODE_IMPL_PATH) first on ``sys.path``, which the sandbox's
-    process inherits: an implementation that is not installed (tox does not pass PYTHONPATH)."""
+    process inherits: an implementation that is not installed (tox does not pass PYTHONPATH).
+    The folders, absolute."""
     given = config.getoption("tfmode_impl_path") or os.environ.get("TFMODE_IMPL_PATH")
+    folders: list[str] = []
     for part in reversed([p for p in str(given or "").split(os.pathsep) if p]):
         path = Path(config.invocation_params.dir, part).resolve()
         if not path.is_dir():
             raise pytest.UsageError(f"--impl-path: {part!r} is not a directory")
+        folders.insert(0, str(path))
         if str(path) not in sys.path:
             sys.path.insert(0, str(path))
+    return folders
+
+
+def _invocation(config: pytest.Config, state: RunState, impl_path: list[str]) -> dict[str, Any]:
+    """The run's options as resolved (see conformance.evidence): what verify runs again."""
+    given = config.getoption("hypothesis_profile", None)
+    seed = config.getoption("hypothesis_seed", None)
+    expected = config.getoption("tfmode_expected") or os.environ.get("TFMODE_EXPECTED_FAILURES")
+    return {
+        "impl": state.spec, "impl_path": impl_path, "certify": state.certify,
+        "compile": bool(config.getoption("tfmode_compile")),
+        "hypothesis_profile": given or (None if state.certify else profiles.default_profile()),
+        "seed": None if seed is None else _seed_text(seed),
+        "rule_timeout": config.getoption("tfmode_timeout"),
+        "rules": config.getoption("tfmode_rules"),
+        "keyword": str(getattr(config.option, "keyword", "") or ""),
+        "markexpr": str(getattr(config.option, "markexpr", "") or ""),
+        "expected_failures": str(Path(config.invocation_params.dir, expected).resolve())
+        if expected else None,
+    }
 
 
 def activate(config: pytest.Config, state: RunState, early: bool) -> None:
@@ -87,7 +112,10 @@ def activate(config: pytest.Config, state: RunState, early: bool) -> None:
     state.spec, state.origin = _impl(config)
     state.timeout = _timeout(config)
     state.reports_dir = _reports_dir(config)
-    _impl_path(config)
+    impl_path = _impl_path(config)
+    if not hasattr(config, "workerinput"):  # before the implementation runs at all
+        state.evidence = evidence.gather(impl=state.spec,
+                                         invocation=_invocation(config, state, impl_path))
     processes.activate()  # before the child starts: nothing it starts may outlive the run
     state.adapter = load(state.spec, state.timeout, state.origin)
     state.compile = bool(config.getoption("tfmode_compile"))
@@ -98,6 +126,9 @@ def activate(config: pytest.Config, state: RunState, early: bool) -> None:
     except CatalogueError as exc:
         raise pytest.UsageError(one_line(exc)) from None
     given = config.getoption("tfmode_rules")
+    if given is not None and state.certify:
+        raise pytest.UsageError("--certify runs the whole suite: --rules makes a partial run, "
+                                "which certifies nothing (run --rules without --certify)")
     if given is not None:
         try:
             state.rules = parse_rules(given, state.catalogue)
@@ -192,13 +223,20 @@ def _reports_dir(config: pytest.Config) -> Path:
         given = os.environ.get("TFMODE_REPORTS") or "reports"
         origin = f"TFMODE_REPORTS={given!r}" if os.environ.get("TFMODE_REPORTS") else \
             f"the reports folder {given!r} (the default)"
-    path = Path(config.invocation_params.dir, given)
+    try:
+        path = Path(config.invocation_params.dir, reportsdir.expand(given))
+    except ValueError as exc:
+        raise pytest.UsageError(f"{origin}: {exc}") from None
     for place in (path, *path.parents):
         if place.exists():
             if not place.is_dir():
                 what = "is a file" if place == path else f"lies under the file {str(place)!r}"
                 raise pytest.UsageError(f"{origin}: not a folder for the reports: it {what}")
             break
+    if not hasattr(config, "workerinput") and not config.option.collectonly:
+        problem = reportsdir.unusable(path)
+        if problem is not None:
+            raise pytest.UsageError(f"{origin}: the reports cannot be written: {problem}")
     return path
 
 

@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 import platform
-import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,6 +18,8 @@ import pytest
 import conformance
 from spec.catalogue import Catalogue
 
+from .evidence import EVIDENCE_SCHEMA
+from .jsonschema_subset import validate
 from .report import VERDICTS, VERDICTS_V2
 
 __all__ = [
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the certificate's shape changes incompatibly.
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 
 _ID: Final = r"^TFM_[A-Z]+_\d{3}$"
 _STR: Final[dict[str, Any]] = {"type": "string"}
@@ -119,10 +120,12 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
                  "summary", "stale_expected_failures", "noise_warnings", "rules"],
     "additionalProperties": False,
     "properties": {
-        "schema_version": {"enum": [2, 3, SCHEMA_VERSION],
-                           "description": "4 added not_compiled and run.compile (--compile); "
-                                          "3 added not_selected and run.selection (partial "
-                                          "runs); 2 and 3 are still read"},
+        "schema_version": {"enum": [2, 3, 4, SCHEMA_VERSION],
+                           "description": "5 added evidence (digests and the invocation, for "
+                                          "python -m conformance verify); 4 added "
+                                          "not_compiled and run.compile (--compile); 3 added "
+                                          "not_selected and run.selection (partial runs); 2, "
+                                          "3 and 4 are still read"},
         "suite_version": {"type": "string", "description": "conformance.__version__"},
         "spec_version": {
             "type": "object",
@@ -259,7 +262,12 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
         },
         "rules": {"type": "object", "propertyNames": {"pattern": _ID},
                   "additionalProperties": {"$ref": "#/$defs/rule"}},
+        "evidence": {**EVIDENCE_SCHEMA, "type": ["object", "null"],
+                     "description": EVIDENCE_SCHEMA["description"] + "; null: the certificate "
+                                    "was not made by a run (nothing to verify)"},
     },
+    "if": {"properties": {"schema_version": {"const": SCHEMA_VERSION}}},
+    "then": {"required": ["evidence"]},
     "$defs": {"rule": _RULE, "failure": _FAILURE},
 }
 
@@ -280,7 +288,8 @@ def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any]
                       level: Mapping[str, Any], summary: Mapping[str, int],
                       rules: Mapping[str, Any], stale: Sequence[str],
                       generated_at: str | None = None,
-                      noise_warnings: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+                      noise_warnings: Sequence[Mapping[str, Any]] = (),
+                      evidence: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The certificate document (see :data:`CERTIFICATE_SCHEMA`)."""
     now = generated_at or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     return {
@@ -309,6 +318,7 @@ def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any]
         "stale_expected_failures": list(stale),
         "noise_warnings": [dict(n) for n in noise_warnings],
         "rules": dict(rules),
+        "evidence": None if evidence is None else dict(evidence),
     }
 
 
@@ -338,63 +348,6 @@ def dumps(document: Mapping[str, Any]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-# -- a small validator: the subset of JSON Schema that CERTIFICATE_SCHEMA uses ------------------
-
-_TYPES: Final[dict[str, tuple[type, ...]]] = {
-    "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
-    "integer": (int,), "number": (int, float), "null": (type(None),),
-}
-
-
-def _is(value: object, kind: str) -> bool:
-    if kind in ("integer", "number") and isinstance(value, bool):
-        return False
-    return isinstance(value, _TYPES[kind])
-
-
-def _validate(value: Any, schema: Mapping[str, Any], where: str, root: Mapping[str, Any],
-              errors: list[str]) -> None:
-    if "$ref" in schema:
-        name = schema["$ref"].removeprefix("#/$defs/")
-        _validate(value, root["$defs"][name], where, root, errors)
-        return
-    kinds = schema.get("type")
-    if kinds is not None:
-        kinds = [kinds] if isinstance(kinds, str) else kinds
-        if not any(_is(value, k) for k in kinds):
-            errors.append(f"{where}: expected {' or '.join(kinds)}, got {type(value).__name__}")
-            return
-    if "const" in schema and value != schema["const"]:
-        errors.append(f"{where}: expected {schema['const']!r}")
-    if "enum" in schema and value not in schema["enum"]:
-        errors.append(f"{where}: {value!r} is not one of {schema['enum']}")
-    if "pattern" in schema and isinstance(value, str) and not re.search(schema["pattern"], value):
-        errors.append(f"{where}: {value!r} does not match {schema['pattern']!r}")
-    if "minimum" in schema and _is(value, "number") and value < schema["minimum"]:
-        errors.append(f"{where}: {value} is below {schema['minimum']}")
-    if isinstance(value, list):
-        if len(value) < schema.get("minItems", 0):
-            errors.append(f"{where}: fewer than {schema['minItems']} items")
-        for i, item in enumerate(value):
-            if "items" in schema:
-                _validate(item, schema["items"], f"{where}[{i}]", root, errors)
-    if isinstance(value, dict):
-        errors.extend(f"{where}.{k}: missing" for k in schema.get("required", ()) if k not in value)
-        props: Mapping[str, Any] = schema.get("properties", {})
-        extra = schema.get("additionalProperties", True)
-        for key, item in value.items():
-            if "propertyNames" in schema:
-                _validate(key, schema["propertyNames"], f"{where} key {key!r}", root, errors)
-            if key in props:
-                _validate(item, props[key], f"{where}.{key}", root, errors)
-            elif extra is False:
-                errors.append(f"{where}.{key}: unknown field")
-            elif isinstance(extra, dict):
-                _validate(item, extra, f"{where}.{key}", root, errors)
-
-
 def validate_certificate(document: Any, schema: Mapping[str, Any] = CERTIFICATE_SCHEMA) -> list[str]:
     """Every way ``document`` breaks ``schema`` (empty: it is valid)."""
-    errors: list[str] = []
-    _validate(document, schema, "$", schema, errors)
-    return errors
+    return validate(document, schema)

@@ -10,10 +10,12 @@ import pytest
 from .activation import activate
 from .adapter import FEATURES
 from .report import TestOutcome
+from .reportsdir import clear_previous
 from .runstate import (
     CONTROLLER,
     GENERATIONS,
     PROCESSES_OUTPUT,
+    RunState,
     from_suite,
     marker_args,
     shown_nodeid,
@@ -102,6 +104,25 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         state.selected.update(item.nodeid for item in session.items if from_suite(item))
 
 
+def start_of_run(state: RunState) -> None:
+    """The run starts: remove the earlier run's files from the reports folder (once; on the
+    controller, after every usage error could have stopped the run)."""
+    if not state.cleared and state.adapter is not None:
+        state.cleared = True
+        clear_previous(state.reports_dir)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> None:
+    """Without pytest-xdist, the tests run next: see :func:`start_of_run`."""
+    config = session.config
+    state = state_of(config)
+    if (state.active and not hasattr(config, "workerinput") and not config.option.collectonly
+            and not config.pluginmanager.hasplugin("dsession")
+            and state.selection is not None and state.selection.selected):
+        start_of_run(state)
+
+
 #: The key of a pytest-xdist worker's output that carries its :class:`Selection`.
 SELECTION_OUTPUT = "tfmode_selection"
 
@@ -125,4 +146,6 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     state = CONTROLLER.get("state")
     if state is not None and state.active:
         state.selected.update(ids)
+        if ids:  # before the first test is scheduled
+            start_of_run(state)
 

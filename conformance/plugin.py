@@ -18,6 +18,7 @@ from .collection import (
     pytest_collection_finish,
     pytest_collection_modifyitems,
     pytest_deselected,
+    pytest_runtestloop,
     pytest_testnodedown,
     pytest_xdist_node_collection_finished,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "pytest_runtest_logreport",
     "pytest_runtest_makereport",
     "pytest_runtest_setup",
+    "pytest_runtestloop",
     "pytest_sessionfinish",
     "pytest_sessionstart",
     "pytest_terminal_summary",

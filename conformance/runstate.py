@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,6 +48,12 @@ class RunState:
     #: What the chosen profile and seed mean, as they were when chosen.
     requested: Observed | None = None
     junit_tmp: Path | None = None
+    #: the earlier run's files were removed from the reports folder (the run has started)
+    cleared: bool = False
+    #: why pytest's JUnit file could not be written (None: it was, or there is none)
+    junit_error: str | None = None
+    #: the certificate's evidence section (conformance.evidence), made before the run
+    evidence: dict[str, Any] | None = None
     outcomes: dict[str, TestOutcome] = field(default_factory=dict)
     coverage: dict[str, list[str]] = field(default_factory=dict)
     #: ``--rules``: the rules chosen (None: not given)

@@ -130,22 +130,30 @@ def test_k_matches_rule_ids(pytester: pytest.Pytester) -> None:
     assert verdict_of(cert, "TFM_ORDER_001") == "not_selected"
 
 
-def test_certify_certifies_only_the_selection(pytester: pytest.Pytester) -> None:
+def test_certify_refuses_rules_as_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_toy=TOY)
     result = run(pytester, "--certify", "--rules", "TFM_ORDER_001,TFM_TYPES_001")
-    assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines(["certification of the selection only: its 2 MUST rule(s) pass; "
-                                 "* MUST rule(s) were not selected, so the implementation is not "
-                                 "certified"])
-    assert "every MUST rule passes" not in result.stdout.str()
-    assert certificate(pytester)["level"]["reached"] == "none"
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.strip()]
+    assert errors == ["ERROR: --certify runs the whole suite: --rules makes a partial run, which "
+                      "certifies nothing (run --rules without --certify)"]
+    assert not (pytester.path / "reports").exists()
 
 
-def test_certify_fails_when_no_must_rule_has_all_its_tests(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("keyword", ["order or types", "test_types_1"])
+def test_certify_of_a_selection_is_an_incomplete_run(pytester: pytest.Pytester,
+                                                    keyword: str) -> None:
+    # "order or types" runs every test of two MUST rules, which pass: still no certification
     pytester.makepyfile(test_toy=TOY)
-    result = run(pytester, "--certify", "-k", "test_types_1")
+    result = run(pytester, "--certify", "-k", keyword)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["certification FAILED: the selection runs every test of no MUST rule"])
+    result.stdout.fnmatch_lines([
+        "INCOMPLETE RUN: --certify runs the whole suite, and this run left tests out: * of 4 "
+        f"collected tests deselected (-k '{keyword}')",
+        "certification FAILED: the run is incomplete"])
+    cert = certificate(pytester)
+    assert cert["run"]["complete"] is False and cert["level"]["reached"] == "none"
+    assert "certification: every MUST rule passes" not in result.stdout.str()
 
 
 @pytest.mark.parametrize("args", [("-k", "nothing_matches_this"), ("--rules", "TFM_REACH_001")])
@@ -209,7 +217,8 @@ def test_the_generated_tests_alone_certify_nothing(tmp_path: Path) -> None:
     # They carry every rule ID; the examples of each rule did not run.
     done, cert = _suite(tmp_path, "--pyargs", "conformance.suite", "--certify", "-k", "generated")
     assert done.returncode == pytest.ExitCode.TESTS_FAILED, done.stdout[-2000:]
-    assert "certification FAILED: the selection runs every test of no MUST rule" in done.stdout
+    assert "certification FAILED: the run is incomplete" in done.stdout
+    assert cert["run"]["complete"] is False
     assert "every MUST rule passes" not in done.stdout
     assert {v["verdict"] for v in cert["rules"].values()} == {"not_selected", "not_applicable"}
     assert cert["run"]["selection"]["covered_rules"] == []
