@@ -16,12 +16,17 @@ from spec.model.trace import Trace
 
 from . import noise
 from .adapter import release_of
-from .check import HANGS_BEFORE_SHORTER, Checked, Target, conclude, faulted
+from .check import HANGS_BEFORE_SHORTER, Checked, Target, conclude, faulted, misbehaved
 from .compiled import Compilation, run_compiled
 from .excusal import Excusals
 from .isolation import ScenarioTimeout, time_limit
 from .runner import execute
-from .sandbox import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
+from .sandbox import (
+    ImplementationFault,
+    ImplementationHung,
+    RemoteError,
+    SandboxedImplementation,
+)
 from .threeway import eager_as_reference, reference
 
 #: Seconds one scenario may take under --compile: both runs, and Dynamo tracing the compiled
@@ -47,8 +52,8 @@ def observe_compiled(scenario: Scenario, target: Target, seconds: float) -> Obse
         try:
             result = target.call("conformance._child:run_scenario_compiled", scenario,
                                  seconds=seconds, during="running a scenario under torch.compile")
-        except RemoteError as exc:
-            raise RuntimeError(f"{exc.type_name}: {exc.message}") from None
+        except RemoteError as exc:  # the run failed in the implementation's process
+            raise misbehaved(exc) from None
         eager, eager_naming, compiled, naming, compilation, leaked = result
         return eager, eager_naming, compiled, naming, compilation, tuple(leaked)
     try:

@@ -41,7 +41,7 @@ class ImplementationHung(ImplementationFault):
 class ImplementationMisbehaved(ImplementationFault):
     """The child sent what the protocol does not allow (see the module's docstring)."""
 
-    kind = "protocol"
+    kind = "misbehaved"
 
 
 class RemoteError(Exception):
@@ -50,6 +50,8 @@ class RemoteError(Exception):
     def __init__(self, type_name: str, message: str, extra: dict[str, Any]) -> None:
         super().__init__(message)
         self.type_name, self.message, self.extra = type_name, message, extra
+        #: the events a scenario had shown before the request raised
+        self.partial: tuple[Any, ...] = ()
 
 
 def describe_exit(code: int | None) -> str:

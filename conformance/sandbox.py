@@ -265,7 +265,9 @@ class Sandbox:
         if threads:  # the implementation's threads still run: they must not outlive this
             self.close()
         if kind == "raised":
-            raise RemoteError(*value)
+            error = RemoteError(*value)
+            error.partial = tuple(self._partial)
+            raise error
         return value
 
 
