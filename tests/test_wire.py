@@ -259,3 +259,11 @@ def test_a_run_that_raises_in_the_child_is_the_implementations_fault(sandbox: An
 
 def _raises(adapter: object, scenario: object) -> None:
     raise KeyError("the runner broke")
+
+
+def test_a_mode_that_cannot_be_printed_is_still_reset() -> None:
+    adapter = load_adapter("reference_impl")
+    adapter.ns._C._set_torch_function_mode(_Unprintable())  # type: ignore[attr-defined]
+    found = adapter.reset()
+    assert found == ["mode <_Unprintable object whose __repr__() raised TypeError> left current"]
+    assert adapter.current_mode() is None
