@@ -232,12 +232,11 @@ class Sandbox:
             try:
                 return self._request(target, args, seconds, during)
             except _LeftOver:
-                self.close()
-                self.restarts += 1
                 if attempt == 2:
-                    self.start()
                     raise self._misbehaved(WireError("left-over messages again on a new process"),
                                            during) from None
+                self.close()
+                self.restarts += 1
         raise AssertionError("unreachable")
 
     def _request(self, target: str, args: tuple[Any, ...], seconds: float, during: str) -> Any:

@@ -267,3 +267,15 @@ def test_a_mode_that_cannot_be_printed_is_still_reset() -> None:
     found = adapter.reset()
     assert found == ["mode <_Unprintable object whose __repr__() raised TypeError> left current"]
     assert adapter.current_mode() is None
+
+
+def _stale_reply(adapter: object) -> None:
+    child = sys.modules["conformance._child"]
+    _write(child._REQUEST - 1, "ok", {"value": None, "threads": 0})
+
+
+def test_a_child_that_keeps_replaying_old_replies_fails_the_request(sandbox: Any) -> None:
+    assert sandbox.reset() == []  # request 1; request 2 then writes a reply to it, and so on
+    with pytest.raises(ImplementationMisbehaved, match="left-over messages again"):
+        sandbox.call("tests.test_wire:_stale_reply", seconds=10, during="a test")
+    assert sandbox.reset() == []
