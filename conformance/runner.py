@@ -54,7 +54,7 @@ from spec.model.trace import (
 
 from .adapter import Adapter
 from .noise import first_line, is_protocol_warning
-from .safe import name_of, repr_of, text_of
+from .safe import attribute_name, name_of, repr_of, text_of
 
 #: What ``Run.execute`` runs the scenario's user code with (see its docstring).
 Wrap = Callable[[Callable[[list[Any], dict[str, Any]], Any]], Callable[[list[Any], dict[str, Any]], Any]]
@@ -209,14 +209,7 @@ class Run:
 
     def _func_name(self, func: Any) -> str:
         """The scenario name of ``func``; ``?name`` for functions outside the scenario vocabulary."""
-        name = self.funcs.get(id(func))
-        if name is not None:
-            return name
-        try:
-            shown = getattr(func, "__name__", func)
-        except Exception:  # the implementation's object: its attributes may raise
-            shown = func
-        return f"?{text_of(shown)}"
+        return self.funcs.get(id(func)) or f"?{attribute_name(func)}"
 
     def label(self, obj: object) -> str | None:
         if obj is None:

@@ -8,7 +8,7 @@ where it was met, like any other wrong answer, and never the suite's own code th
 
 from __future__ import annotations
 
-__all__ = ["name_of", "repr_of", "text_of"]
+__all__ = ["attribute_name", "name_of", "repr_of", "text_of"]
 
 
 def _fallback(obj: object, how: str, exc: BaseException | None) -> str:
@@ -41,3 +41,12 @@ def repr_of(obj: object) -> str:
     except Exception as exc:
         return _fallback(obj, "__repr__", exc)
     return str.__str__(text) if isinstance(text, str) else _fallback(obj, "__repr__", None)
+
+
+def attribute_name(obj: object) -> str:
+    """``obj.__name__`` as a text (``str(obj)`` where it has none); its attributes may raise."""
+    try:
+        name = getattr(obj, "__name__", obj)
+    except Exception:
+        name = obj
+    return text_of(name)
