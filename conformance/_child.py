@@ -29,7 +29,7 @@ from typing import Any
 
 from conformance.replies import NOISE_KEY, cut, encode_error, encode_metadata, encode_result
 from conformance.safe import name_of, text_of
-from conformance.wire import encode_event, frame
+from conformance.wire import MAX_TEXT, encode_event, frame
 
 
 def _one_line(text: object) -> str:
@@ -43,10 +43,13 @@ class _Out:
         self.fd, self.lock = fd, threading.Lock()
 
     def send(self, request: int, kind: str, body: Any) -> None:
-        data = memoryview(frame(request, kind, _bounded(body)))
+        data = frame(request, kind, body)
+        if len(data) > MAX_TEXT:  # only then can a text in it be longer than MAX_TEXT
+            data = frame(request, kind, _bounded(body))
+        view = memoryview(data)
         with self.lock:
-            while data:
-                data = data[os.write(self.fd, data):]
+            while view:
+                view = view[os.write(self.fd, view):]
 
 
 def _bounded(value: Any) -> Any:

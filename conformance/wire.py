@@ -156,6 +156,8 @@ def items(value: Any, where: str, limit: int = MAX_ITEMS) -> list[Any]:
 
 def fields(value: Any, where: str, keys: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict[str, Any]:
     """``value`` is an object with every key of ``keys``, maybe some of ``optional``, no other."""
+    if type(value) is dict and len(value) == len(keys) and all(k in value for k in keys):
+        return value  # the common case: exactly ``keys``
     if not isinstance(value, dict):
         raise WireError(f"{where}: expected an object, got {type(value).__name__}")
     missing = [k for k in keys if k not in value]
@@ -263,29 +265,31 @@ _EVENT_FIELDS = {
 
 
 def decode_event(value: Any, where: str = "the event") -> Event:
-    kind = choice(value.get("t") if isinstance(value, dict) else None, f"{where}.t",
-                  tuple(_EVENT_FIELDS))
-    e = fields(value, where, _EVENT_FIELDS[kind])
+    try:
+        return _event(value)
+    except WireError as exc:
+        raise WireError(f"{where}{exc}") from None
+
+
+def _event(value: Any) -> Event:
+    kind = choice(value.get("t") if isinstance(value, dict) else None, ".t", tuple(_EVENT_FIELDS))
+    e = fields(value, "", _EVENT_FIELDS[kind])
     if kind == "handler":
         kwargs = e["kwargs"]
-        return HandlerRun(text(e["who"], f"{where}.who"),
-                          choice(e["role"], f"{where}.role", _ROLES),  # type: ignore[arg-type]
-                          text(e["func"], f"{where}.func"),
-                          tuple(text(t, f"{where}.types") for t in items(e["types"], f"{where}.types")),
+        return HandlerRun(text(e["who"], ".who"), choice(e["role"], ".role", _ROLES),  # type: ignore[arg-type]
+                          text(e["func"], ".func"),
+                          tuple(text(t, ".types") for t in items(e["types"], ".types")),
                           None if kwargs is None else tuple(
-                              text(k, f"{where}.kwargs") for k in items(kwargs, f"{where}.kwargs")),
-                          optional_text(e["current"], f"{where}.current"),
-                          optional_text(e["bound"], f"{where}.bound"))
+                              text(k, ".kwargs") for k in items(kwargs, ".kwargs")),
+                          optional_text(e["current"], ".current"), optional_text(e["bound"], ".bound"))
     if kind == "constructed":
-        return Constructed(text(e["who"], f"{where}.who"), optional_text(e["inner"], f"{where}.inner"),
-                           integer(e["nargs"], f"{where}.nargs"))
+        return Constructed(text(e["who"], ".who"), optional_text(e["inner"], ".inner"),
+                           integer(e["nargs"], ".nargs"))
     if kind == "warning":
-        return WarningEmitted(text(e["category"], f"{where}.category"),
-                              decode_message(e["message"], f"{where}.message"))
+        return WarningEmitted(text(e["category"], ".category"), decode_message(e["message"], ".message"))
     if kind == "installed":
-        return Installed(integer(e["index"], f"{where}.index"),
-                         optional_text(e["current"], f"{where}.current"))
-    return Settled(optional_text(e["current"], f"{where}.current"))
+        return Installed(integer(e["index"], ".index"), optional_text(e["current"], ".current"))
+    return Settled(optional_text(e["current"], ".current"))
 
 
 def encode_trace(trace: Trace) -> dict[str, Any]:
@@ -299,8 +303,12 @@ def encode_trace(trace: Trace) -> dict[str, Any]:
 
 def decode_trace(value: Any, where: str = "the trace") -> Trace:
     t = fields(value, where, ("events", "outcome", "after", "noise"))
-    events = tuple(decode_event(e, f"{where}.events[{i}]")
-                   for i, e in enumerate(items(t["events"], f"{where}.events")))
+    events: list[Event] = []
+    for i, e in enumerate(items(t["events"], f"{where}.events")):
+        try:
+            events.append(_event(e))
+        except WireError as exc:
+            raise WireError(f"{where}.events[{i}]{exc}") from None
     kind = choice(t["outcome"].get("t") if isinstance(t["outcome"], dict) else None,
                   f"{where}.outcome.t", ("returned", "raised"))
     outcome: Outcome
@@ -311,7 +319,7 @@ def decode_trace(value: Any, where: str = "the trace") -> Trace:
         o = fields(t["outcome"], f"{where}.outcome", ("t", "type", "message"))
         outcome = Raised(text(o["type"], f"{where}.outcome.type"),
                          decode_message(o["message"], f"{where}.outcome.message"))
-    return Trace(events, outcome, optional_text(t["after"], f"{where}.after"),
+    return Trace(tuple(events), outcome, optional_text(t["after"], f"{where}.after"),
                  noise=decode_noise(t["noise"], f"{where}.noise"))
 
 
@@ -331,6 +339,11 @@ def encode_naming(naming: dict[tuple[str, str], str]) -> list[list[str]]:
 def decode_naming(value: Any, where: str = "the naming") -> dict[tuple[str, str], str]:
     naming: dict[tuple[str, str], str] = {}
     for i, entry in enumerate(items(value, where, 10_000)):
+        if (type(entry) is list and len(entry) == 3 and entry[0] in _NAMING_KINDS
+                and type(entry[1]) is str and type(entry[2]) is str
+                and len(entry[1]) <= TEXT_LIMIT and len(entry[2]) <= TEXT_LIMIT):
+            naming[(entry[0], entry[1])] = entry[2]  # the common case, checked at once
+            continue
         if not isinstance(entry, list) or len(entry) != 3:
             raise WireError(f"{where}[{i}]: expected [kind, name, text]")
         key = (choice(entry[0], f"{where}[{i}]", _NAMING_KINDS), text(entry[1], f"{where}[{i}]"))
