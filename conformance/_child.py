@@ -1,9 +1,16 @@
 """The sandbox's child process: loads the implementation and answers the suite's requests.
 
 Started by :class:`conformance.sandbox.Sandbox` as
-``python -m conformance._child READ_FD WRITE_FD SPEC PARENT_PID ORIGIN``. Each request is
-``(target, args)``; the reply is ``("ok", result, threads_left)``,
-``("raised", (type_name, message, extra), threads_left)`` or ``("exited", what)``.
+``python -m conformance._child READ_FD WRITE_FD SPEC PARENT_PID ORIGIN``. Each request comes
+pickled from the suite (which is trusted), ``(id, target, args)``. Everything this process
+sends back is a frame of plain JSON (:mod:`conformance.wire`) carrying the request's id:
+``event`` frames while a scenario runs, then one of ``ok`` (the result, encoded by
+:func:`conformance.replies.encode_result`, and how many of the implementation's threads still
+run), ``raised`` (the error: its type's name, its text, and for a test body the properties it
+recorded) or ``exited``. First of all it sends ``ready`` (the implementation's description) or
+``load_error``, with id 0. The implementation runs in this process and can write to the same
+pipe, so the suite decodes and checks every frame and trusts none of it: see
+:mod:`conformance.sandbox`.
 """
 
 from __future__ import annotations
@@ -20,19 +27,40 @@ import warnings
 from multiprocessing.connection import Connection
 from typing import Any
 
-#: Texts longer than this are cut before they travel back (an implementation may raise megabytes).
-MAX_TEXT = 20000
+from conformance.replies import NOISE_KEY, cut, encode_error, encode_metadata, encode_result
+from conformance.safe import name_of, text_of
+from conformance.wire import MAX_TEXT, encode_event, frame
 
 
 def _one_line(text: object) -> str:
-    return " ".join(str(text).split())
+    return " ".join(text_of(text).split())
 
 
-def _cut(text: str) -> str:
-    if len(text) <= MAX_TEXT:
-        return text
-    half = MAX_TEXT // 2
-    return f"{text[:half]}…[{len(text) - MAX_TEXT} characters cut]…{text[-half:]}"
+class _Out:
+    """The pipe to the suite: whole frames, one at a time (the scenario's thread may send)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.lock = fd, threading.Lock()
+
+    def send(self, request: int, kind: str, body: Any) -> None:
+        data = frame(request, kind, body)
+        if len(data) > MAX_TEXT:  # only then can a text in it be longer than MAX_TEXT
+            data = frame(request, kind, _bounded(body))
+        view = memoryview(data)
+        with self.lock:
+            while view:
+                view = view[os.write(self.fd, view):]
+
+
+def _bounded(value: Any) -> Any:
+    """``value`` (plain JSON data) with every text cut to MAX_TEXT."""
+    if isinstance(value, str):
+        return cut(value)
+    if isinstance(value, list):
+        return [_bounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _bounded(v) for k, v in value.items()}
+    return value
 
 
 def _watch_parent(parent: int) -> None:
@@ -55,7 +83,11 @@ def _resolve(target: str) -> Any:
 
 
 def reset(adapter: Any) -> list[str]:
-    return [_cut(str(x)) for x in adapter.reset()]
+    try:
+        found = list(adapter.reset())
+    except Exception as exc:
+        return [f"adapter.reset() raised {name_of(type(exc))}: {_one_line(exc)}"]
+    return [cut(text_of(x)) for x in found]
 
 
 class _Streamed(list[Any]):
@@ -65,11 +97,12 @@ class _Streamed(list[Any]):
     def append(self, event: Any) -> None:
         super().append(event)
         if _OUT is not None:
-            _OUT.send(("event", _trimmed_event(event)))
+            _OUT.send(_REQUEST, "event", encode_event(event))
 
 
-#: The connection to the suite's process (set by serve()).
-_OUT: Connection | None = None
+#: The pipe to the suite's process (set by serve()), and the id of the request being answered.
+_OUT: _Out | None = None
+_REQUEST = 0
 
 
 def run_scenario(adapter: Any, scenario: Any) -> tuple[Any, Any, list[str]]:
@@ -82,7 +115,7 @@ def run_scenario(adapter: Any, scenario: Any) -> tuple[Any, Any, list[str]]:
         trace, naming = run.execute(), run.naming()
     finally:
         leaked = reset(adapter)
-    return _trimmed(trace), naming, leaked
+    return trace, naming, leaked
 
 
 def run_scenario_compiled(adapter: Any, scenario: Any) -> tuple[Any, ...]:
@@ -103,34 +136,7 @@ def run_scenario_compiled(adapter: Any, scenario: Any) -> tuple[Any, ...]:
         compiled, naming, compilation = run_compiled(scenario, adapter)
     finally:
         leaked = reset(adapter)
-    return _trimmed(eager), eager_naming, _trimmed(compiled), naming, compilation, leaked
-
-
-def _short(message: Any) -> Any:
-    from spec.model.trace import Message
-
-    text = message.render()
-    return message if len(text) <= MAX_TEXT else Message((_cut(text),))
-
-
-def _trimmed_event(event: Any) -> Any:
-    from dataclasses import replace
-
-    from spec.model.trace import WarningEmitted
-
-    return replace(event, message=_short(event.message)) if isinstance(event, WarningEmitted) else event
-
-
-def _trimmed(trace: Any) -> Any:
-    """The trace with every text cut to MAX_TEXT (an implementation may raise megabytes)."""
-    from dataclasses import replace
-
-    from spec.model.trace import Raised
-
-    outcome = trace.outcome
-    if isinstance(outcome, Raised):
-        outcome = replace(outcome, message=_short(outcome.message))
-    return replace(trace, events=tuple(_trimmed_event(e) for e in trace.events), outcome=outcome)
+    return eager, eager_naming, compiled, naming, compilation, leaked
 
 
 class BodyFailed(Exception):
@@ -138,12 +144,12 @@ class BodyFailed(Exception):
     text, after replaying the properties the body recorded."""
 
     def __init__(self, error: BaseException, properties: list[tuple[str, object]]) -> None:
-        super().__init__(str(error))
+        super().__init__(text_of(error))
         self.error, self.properties = error, properties
 
 
 def _apply(snapshot: dict[str, Any]) -> None:
-    """The suite process's hypothesis settings, here (see sandbox.hypothesis_snapshot)."""
+    """The suite process's hypothesis settings, here (see observed.snapshot)."""
     from hypothesis import core, settings
 
     values = dict(snapshot["settings"])
@@ -184,79 +190,83 @@ def run_body(adapter: Any, target: str, kwargs: dict[str, Any], snapshot: dict[s
     return properties
 
 
-#: The property under which run_body hands back the noise warnings a body raised.
-NOISE_KEY = "tfmode_noise"
-
-
 def _noise(caught: list[warnings.WarningMessage]) -> list[tuple[str, str]]:
     from conformance.noise import first_line, is_protocol_warning
 
-    return [(w.category.__name__, first_line(str(w.message))) for w in caught
-            if not is_protocol_warning(str(w.message))]
+    texts = [(name_of(w.category), text_of(w.message)) for w in caught]
+    return [(category, first_line(text)) for category, text in texts if not is_protocol_warning(text)]
 
 
 # -- the loop -------------------------------------------------------------------------------
 
 
-def _raised(exc: BaseException) -> tuple[str, str, dict[str, Any]]:
-    extra: dict[str, Any] = {}
+def _raised(exc: BaseException) -> dict[str, Any]:
+    """The error as it travels (conformance.replies.encode_error).
+
+    Rules travel only from a divergence the suite's lockstep raised (its own class, exactly):
+    an attribute of any other exception is the implementation's data. The suite accepts even
+    those only among the rules the test may fail (recording._concerned).
+    """
+    properties = None
     if isinstance(exc, BodyFailed):
-        extra["properties"] = exc.properties
-        exc = exc.error
-    message = str(exc)
+        properties, exc = exc.properties, exc.error
+    message = text_of(exc)
     if not message.strip():
-        frames = traceback.extract_tb(exc.__traceback__)
+        try:
+            frames = traceback.extract_tb(exc.__traceback__)
+        except Exception:
+            frames = traceback.StackSummary()
         if frames:
             message = f"{frames[-1].line} (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno})"
-    rules = getattr(exc, "rules", None)
-    if isinstance(rules, (tuple, list)) and all(isinstance(r, str) for r in rules):
-        extra["rules"] = tuple(rules)
-    return type(exc).__name__, _cut(message), extra
+    rules = None
+    lockstep = sys.modules.get("conformance.lockstep")
+    if lockstep is not None and type(exc) is lockstep.Divergence:
+        rules = tuple(r for r in exc.rules if type(r) is str)  # type: ignore[attr-defined]
+    return encode_error(name_of(type(exc)), message, rules, properties)
 
 
 def _exit_name(exc: BaseException) -> str:
-    return f"sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else type(exc).__name__
+    from conformance.safe import repr_of
+
+    return f"sys.exit({repr_of(exc.code)})" if isinstance(exc, SystemExit) else name_of(type(exc))
 
 
-def serve(conn_in: Connection, conn_out: Connection, spec: str, origin: str) -> int:
-    global _OUT
+def serve(conn_in: Connection, out: _Out, spec: str, origin: str) -> int:
+    global _OUT, _REQUEST
     from conformance.adapter import load_adapter
 
-    _OUT = conn_out
+    _OUT = out
     try:
         adapter = load_adapter(spec, origin)
+        metadata = encode_metadata(adapter)
     except BaseException as exc:
-        conn_out.send(("load_error", _one_line(exc)))
+        out.send(0, "load_error", _one_line(exc))
         return 2
-    conn_out.send(("ready", {
-        "name": str(adapter.name), "version": str(adapter.version),
-        "generation": adapter.generation, "features": sorted(adapter.features),
-        "stack_version": getattr(adapter, "stack_version", None),
-        "release": getattr(adapter, "release", None),
-    }))
+    out.send(0, "ready", metadata)
     baseline = set(threading.enumerate())
     while True:
         try:
-            target, args = conn_in.recv()
+            _REQUEST, target, args = conn_in.recv()
         except EOFError:
             return 0
         try:
-            reply: tuple[Any, ...] = ("ok", _resolve(target)(adapter, *args))
+            kind, body = "ok", encode_result(target, _resolve(target)(adapter, *args))
         except (SystemExit, KeyboardInterrupt) as exc:
-            conn_out.send(("exited", _exit_name(exc)))
+            out.send(_REQUEST, "exited", {"what": _exit_name(exc)})
             return 3
         except BodyFailed as exc:
             if isinstance(exc.error, (SystemExit, KeyboardInterrupt)):
-                conn_out.send(("exited", _exit_name(exc.error)))
+                out.send(_REQUEST, "exited", {"what": _exit_name(exc.error)})
                 return 3
-            reply = ("raised", _raised(exc))
+            kind, body = "raised", _raised(exc)
         except BaseException as exc:  # pytest.fail() raises a BaseException too
-            reply = ("raised", _raised(exc))
+            kind, body = "raised", _raised(exc)
         left = [t for t in threading.enumerate() if t not in baseline and t.is_alive()]
         try:
-            conn_out.send((*reply, len(left)))
-        except Exception as exc:  # a result that does not pickle
-            conn_out.send(("raised", ("UnpicklableResult", _one_line(exc), {}), len(left)))
+            out.send(_REQUEST, kind, {"value" if kind == "ok" else "error": body, "threads": len(left)})
+        except Exception as exc:  # a result that does not encode
+            out.send(_REQUEST, "raised", {"error": encode_error("UnencodableResult", _one_line(exc)),
+                                          "threads": len(left)})
 
 
 def main(argv: list[str]) -> int:
@@ -270,8 +280,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the suite's process decides when to stop
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
                      name="tfmode-sandbox-watch").start()
-    conn_in, conn_out = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
-    return serve(conn_in, conn_out, spec, origin)
+    return serve(Connection(read_fd, writable=False), _Out(write_fd), spec, origin)
 
 
 if __name__ == "__main__":

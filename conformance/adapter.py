@@ -14,6 +14,7 @@ from spec.texts import release_key
 
 from . import namespace as contract
 from .namespace import Generation as Generation  # re-exported: diff and sandbox use it
+from .safe import repr_of
 
 #: Optional features an adapter may declare; rules that need an undeclared
 #: feature are "not applicable". What each is, and how NamespaceAdapter detects it, is in
@@ -237,12 +238,12 @@ class NamespaceAdapter:
         if self.generation == "2022":
             left = self.ns._C._get_torch_function_mode()
             if left is not None:
-                leaked.append(f"mode {left!r} left current")
+                leaked.append(f"mode {repr_of(left)} left current")
                 self.ns._C._set_torch_function_mode(None)
         else:
             with contextlib.suppress(Exception):
                 while self.ns._C._len_torch_function_stack() > 0:
-                    leaked.append(f"mode {self.ns.overrides._pop_mode()!r} left on the stack")
+                    leaked.append(f"mode {repr_of(self.ns.overrides._pop_mode())} left on the stack")
         return leaked
 
 

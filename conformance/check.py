@@ -18,7 +18,13 @@ from .divergence import describe_differences
 from .excusal import Excusals, Judged, Repredict, judge
 from .isolation import ScenarioTimeout, time_limit
 from .runner import execute
-from .sandbox import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
+from .sandbox import (
+    ImplementationFault,
+    ImplementationHung,
+    ImplementationMisbehaved,
+    RemoteError,
+    SandboxedImplementation,
+)
 from .timing import confirmed, limit
 
 #: Seconds one scenario may take on the implementation before it is re-run (a scenario takes
@@ -35,7 +41,7 @@ Target = Adapter | SandboxedImplementation
 class Checked:
     """A scenario's prediction, observation, and where they part (``rules`` empty: they agree).
 
-    ``fault`` is ``"crashed"`` or ``"hung"`` when the implementation did not finish the
+    ``fault`` is ``"crashed"``, ``"hung"`` or ``"misbehaved"`` when the implementation did not finish the
     scenario; ``observed`` is then empty and ``rules`` are every rule the scenario exercises.
     """
 
@@ -69,6 +75,14 @@ def scenario_seconds(target: Target) -> float:
     return limit(target, SCENARIO_SECONDS)
 
 
+def misbehaved(error: RemoteError) -> ImplementationMisbehaved:
+    """A scenario's run that raised in the implementation's process, where the runner catches
+    whatever the implementation raises: the implementation broke it (or broke the reply), so
+    it is the implementation's fault, costing the scenario's rules like a crash."""
+    return ImplementationMisbehaved(f"the implementation broke the scenario's run "
+                                    f"({error.type_name}: {error.message})", error.partial)
+
+
 def observe(scenario: Scenario, target: Target,
             seconds: float | None = None) -> tuple[Trace, Naming, tuple[str, ...]]:
     """Run ``scenario``: the observed trace, how its objects print, and what it left behind.
@@ -88,8 +102,8 @@ def _observe_once(scenario: Scenario, target: Target,
         try:
             trace, naming, leaked = target.call("conformance._child:run_scenario", scenario,
                                                 seconds=seconds, during="running a scenario")
-        except RemoteError as exc:  # the runner itself failed: report it as the suite's problem
-            raise RuntimeError(f"{exc.type_name}: {exc.message}") from None
+        except RemoteError as exc:  # the run failed in the implementation's process
+            raise misbehaved(exc) from None
         return trace, naming, tuple(leaked)
     try:
         with time_limit(seconds):

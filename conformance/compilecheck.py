@@ -16,12 +16,17 @@ from spec.model.trace import Trace
 
 from . import noise
 from .adapter import release_of
-from .check import Checked, Target, conclude, faulted
+from .check import Checked, Target, conclude, faulted, misbehaved
 from .compiled import Compilation, run_compiled
 from .excusal import Excusals
 from .isolation import ScenarioTimeout, time_limit
 from .runner import execute
-from .sandbox import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
+from .sandbox import (
+    ImplementationFault,
+    ImplementationHung,
+    RemoteError,
+    SandboxedImplementation,
+)
 from .threeway import eager_as_reference, reference
 from .timing import confirmed, limit
 
@@ -56,8 +61,8 @@ def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float) -
         try:
             result = target.call("conformance._child:run_scenario_compiled", scenario,
                                  seconds=seconds, during="running a scenario under torch.compile")
-        except RemoteError as exc:
-            raise RuntimeError(f"{exc.type_name}: {exc.message}") from None
+        except RemoteError as exc:  # the run failed in the implementation's process
+            raise misbehaved(exc) from None
         eager, eager_naming, compiled, naming, compilation, leaked = result
         return eager, eager_naming, compiled, naming, compilation, tuple(leaked)
     try:

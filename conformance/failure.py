@@ -15,6 +15,7 @@ from typing import NoReturn
 import pytest
 
 from .divergence import block
+from .safe import repr_of
 from .textdiff import MAX_SHOWN, first_difference, shorten, text_diff
 
 __all__ = ["adapter_script", "fail", "shown"]
@@ -24,7 +25,7 @@ Record = Callable[[str, object], None]
 
 def shown(value: object) -> str:
     """``value`` as a failure shows it: its repr (a very long one cut at its end, saying so)."""
-    text = repr(value)
+    text = repr_of(value)
     if len(text) <= MAX_SHOWN:
         return text
     return f"{shorten(text, 0)[0]} (the first {MAX_SHOWN} of {len(text)} characters)"

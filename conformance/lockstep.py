@@ -25,6 +25,7 @@ from .attribution import RESTORE_RULES, attribute
 from .compare import differences
 from .divergence import block, describe_differences, show_trace
 from .runner import Run
+from .safe import name_of, text_of
 from .steps import Op
 
 if sys.version_info < (3, 11):  # Python 3.10
@@ -117,7 +118,7 @@ class Lockstep(RuleBasedStateMachine):
             if predicted is None:
                 raise self.diverge(self.current_rules, block(
                     "whether entering raises", self.current_rules, "the block is entered",
-                    f"{type(exc).__name__}({str(exc)!r})")) from None
+                    f"{name_of(type(exc))}({text_of(exc)!r})")) from None
             self.same_error(predicted, exc)
             return
         if predicted is not None:
@@ -132,7 +133,7 @@ class Lockstep(RuleBasedStateMachine):
 
     def same_error(self, predicted: ModelRaise, exc: BaseException) -> None:
         self.compare(Trace((), Raised(predicted.exc_type, predicted.message, predicted.rules), None),
-                     Trace((), Raised(type(exc).__name__, Message((str(exc),))), None))
+                     Trace((), Raised(name_of(type(exc)), Message((text_of(exc),))), None))
 
     def compare(self, expected: Trace, observed: Trace) -> None:
         """Raise a :class:`Divergence` carrying the rules of the first field that differs."""
@@ -167,7 +168,7 @@ class Lockstep(RuleBasedStateMachine):
         try:
             observed: Returned | Raised = Returned(self.impl.observe(self.impl.call(func, impl_args, {})))
         except Exception as exc:
-            observed = Raised(type(exc).__name__, Message((str(exc),)))
+            observed = Raised(name_of(type(exc)), Message((text_of(exc),)))
         self.compare(Trace(tuple(self.model.events[before_model:]), expected, None),
                      Trace(tuple(self.impl.events[before_impl:]), observed, None))
 
@@ -180,7 +181,7 @@ class Lockstep(RuleBasedStateMachine):
             impl_cm.__exit__(None, None, None)
         except Exception as exc:
             raise self.diverge(restores, block("whether exiting raises", restores, "the block exits",
-                                               f"{type(exc).__name__}({str(exc)!r})")) from None
+                                               f"{name_of(type(exc))}({text_of(exc)!r})")) from None
 
     def _is(self, ref: ModeRef, obj: object) -> bool:
         known = self.objects.get(ref)
@@ -201,7 +202,7 @@ class Lockstep(RuleBasedStateMachine):
         except Exception as exc:
             raise self.diverge(self.current_rules, block(
                 f"the {what}, asked for", self.current_rules, "an answer",
-                f"{type(exc).__name__}({str(exc)!r})"), after=True) from None
+                f"{name_of(type(exc))}({text_of(exc)!r})"), after=True) from None
 
     def same_modes(self, what: str, expected: list[ModeRef], observed: list[object]) -> None:
         """The implementation's modes are the very objects the model's are (not only alike)."""

@@ -101,3 +101,13 @@ def hypothesis_section(expected: Observed, seen: Mapping[str, Observed]) -> dict
         "requested": {"profile": expected.profile, "seed": expected.seed},
         "disagreements": disagreements(expected, seen),
     }
+
+
+def snapshot() -> dict[str, Any]:
+    """The active hypothesis settings that matter to a test body, to apply in the child."""
+    current = settings()
+    return {"settings": {"max_examples": current.max_examples, "derandomize": current.derandomize,
+                         "deadline": current.deadline, "phases": tuple(current.phases),
+                         "suppress_health_check": tuple(current.suppress_health_check),
+                         "print_blob": current.print_blob},
+            "database": current.database is not None, "seed": core.global_force_seed}

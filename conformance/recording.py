@@ -26,7 +26,7 @@ from .runstate import (
     shown_nodeid,
     state_of,
 )
-from .sandbox import SandboxedImplementation
+from .sandbox import APPLICABLE, SandboxedImplementation, may_name
 
 # -- running ---------------------------------------------------------------------------------
 
@@ -218,18 +218,34 @@ def _leak_rules(item: pytest.Item, state: RunState) -> tuple[str, ...]:
     return own or restore
 
 
+def _may_fail(item: pytest.Item, state: RunState) -> set[str]:
+    """The rules a test's failure may name: any of the catalogue's, for a test run here (its
+    checks ran in this process); for a ``@sandboxed`` one, whose checks ran in the
+    implementation's process, only its own rule marks and the rules its decorator names
+    (``APPLICABLE``: those that apply to the implementation), whatever the child said."""
+    known = set(state.catalogue.ids())
+    names = may_name(getattr(item, "function", None))
+    if names is None:
+        return known
+    ad = state.adapter
+    if names == APPLICABLE and ad is not None:
+        version = getattr(ad, "stack_version", None)
+        return {r for r in known if state.catalogue.by_id(r).applies_to(ad.generation, version)}
+    return known & {*marker_args(item, "rule"), *(names if isinstance(names, tuple) else ())}
+
+
 def _concerned(item: pytest.Item, state: RunState, outcome: TestOutcome,
                props: dict[str, Any]) -> tuple[str, ...]:
     """The rules a failure counts against: those the test attributed it to (``failed_rules``),
-    marked on the test or not; else a leak's rules, and the test's own unless the leak alone
-    failed it."""
+    among those it may fail (:func:`_may_fail`); else a leak's rules, and the test's own unless
+    the leak alone failed it."""
     named = props.get("failed_rules")
     if isinstance(named, str):
         named = [n.strip() for n in named.split(",")]
     if not isinstance(named, (list, tuple)):
         named = []
-    known = set(state.catalogue.ids())
-    chosen = tuple(dict.fromkeys(str(r) for r in named if str(r) in known))
+    allowed = _may_fail(item, state)
+    chosen = tuple(dict.fromkeys(str(r) for r in named if str(r) in allowed))
     if chosen:
         return chosen
     leak, alone = state.leak_rules.get(item.nodeid, ((), False))
@@ -274,7 +290,7 @@ def _record(item: pytest.Item, state: RunState, outcome: TestOutcome,
             outcome.failure = _failure(item, report, state, props)
             excused = props.get("excused_rules")
             if isinstance(excused, str):
-                outcome.excused_rules = tuple(r for r in excused.split(",") if r)
+                outcome.excused_rules = tuple(r for r in excused.split(",") if r in outcome.failed_rules)
         expected = [r for r in outcome.failed_rules if outcome.excused(r, state.expected)]
         if report.failed and report.when == "call" and len(expected) == len(outcome.failed_rules):
             report.outcome = "skipped"

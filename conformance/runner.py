@@ -54,6 +54,7 @@ from spec.model.trace import (
 
 from .adapter import Adapter
 from .noise import first_line, is_protocol_warning
+from .safe import attribute_name, name_of, repr_of, text_of
 
 #: What ``Run.execute`` runs the scenario's user code with (see its docstring).
 Wrap = Callable[[Callable[[list[Any], dict[str, Any]], Any]], Callable[[list[Any], dict[str, Any]], Any]]
@@ -208,7 +209,7 @@ class Run:
 
     def _func_name(self, func: Any) -> str:
         """The scenario name of ``func``; ``?name`` for functions outside the scenario vocabulary."""
-        return self.funcs.get(id(func), f"?{getattr(func, '__name__', func)!s}")
+        return self.funcs.get(id(func)) or f"?{attribute_name(func)}"
 
     def label(self, obj: object) -> str | None:
         if obj is None:
@@ -216,24 +217,24 @@ class Run:
         if type(obj) is self.ad.BaseTorchFunctionMode:
             return "<base>"
         if isinstance(obj, type):
-            return obj.__name__
-        if type(obj).__name__ in self.mode_classes:
-            return type(obj).__name__
-        return f"?{obj!r}"
+            return name_of(obj)
+        if name_of(type(obj)) in self.mode_classes:
+            return name_of(type(obj))
+        return f"?{repr_of(obj)}"
 
     def _record(self, who: str, role: str, func: str, types: Any, kwargs: Any,
                 bound: str | None) -> None:
         seen = None if kwargs is None else tuple(sorted(kwargs))
-        names = tuple(getattr(t, "__name__", repr(t)) for t in types)
+        names = tuple(name_of(t) if isinstance(t, type) else repr_of(t) for t in types)
         self.events.append(HandlerRun(who, role, func, names, seen,  # type: ignore[arg-type]
                                       self.label(self.ad.current_mode()), bound))
 
     def _warn(self, message: Any, category: type[Warning], *_: Any, **__: Any) -> None:
-        text = str(message)
+        text = text_of(message)
         if is_protocol_warning(text):
-            self.events.append(WarningEmitted(category.__name__, Message((text,))))
+            self.events.append(WarningEmitted(name_of(category), Message((text,))))
         else:  # the implementation's own notice: counted, never compared
-            self.noise.append((category.__name__, first_line(text)))
+            self.noise.append((name_of(category), first_line(text)))
 
     # -- actions ------------------------------------------------------------------
 
@@ -354,7 +355,8 @@ class Run:
                 result = body(call_args, call_kwargs)
                 outcome = Returned(self.observe(result))
             except Exception as exc:
-                outcome = Raised(type(exc).__name__, Message((str(exc),)))
+                # text_of: an exception whose __str__ raises is still the implementation's raise
+                outcome = Raised(name_of(type(exc)), Message((text_of(exc),)))
             finally:
                 _RUNS.pop(self.key, None)
         return Trace(tuple(self.events), outcome, self.label(self.ad.current_mode()),
@@ -410,17 +412,17 @@ class Run:
     def naming(self) -> dict[tuple[str, str], str]:
         """How the objects of this run print, for rendering predicted messages."""
         names: dict[tuple[str, str], str] = {
-            ("type", "Tensor"): repr(self.ad.Tensor),
-            ("type", "@meta"): repr(type(self.ad.TorchFunctionMode)),
-            ("type", "@object"): repr(object),
+            ("type", "Tensor"): repr_of(self.ad.Tensor),
+            ("type", "@meta"): repr_of(type(self.ad.TorchFunctionMode)),
+            ("type", "@object"): repr_of(object),
         }
         for name, cls in self.classes.items():
-            names[("type", name)] = repr(cls)
-            names[("mode", name)] = repr(cls)
+            names[("type", name)] = repr_of(cls)
+            names[("mode", name)] = repr_of(cls)
         for name in self.mode_classes:
             objs = [o for o in [self.instances.get(name), *self.pushed.get(name, [])] if o is not None]
             if len(objs) == 1:
-                names[("mode", name)] = repr(objs[0])
+                names[("mode", name)] = repr_of(objs[0])
         for name, info in FUNCS.items():
             if info.path != "probe":
                 names[("func", name)] = self.ad.error_name(name)

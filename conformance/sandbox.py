@@ -7,6 +7,16 @@ signal, a stack overflow) or does not answer in time is killed and replaced on t
 the request that was in flight raises :class:`ImplementationCrashed` or
 :class:`ImplementationHung`, which the suite turns into a failure of that scenario's rules.
 Threads the implementation leaves running die with the child.
+
+Nothing the child sends is trusted: the implementation runs there and can write to the pipe.
+Requests go down pickled, each with an id; every reply comes up as a frame of plain JSON
+(:mod:`conformance.wire`) that must carry the id of the request in flight, and its body is
+decoded and checked field by field (:mod:`conformance.replies`) before anything here uses it.
+A frame that is malformed, too large, of the wrong kind or for another request, or a body
+that does not check, is the implementation's fault like a crash: the child is killed and the
+request raises :class:`ImplementationMisbehaved`. Frames of the previous request that arrive
+before any of the current one (a reply the implementation wrote early, then the real one) are
+left over: the child is replaced and the request sent again, costing no scenario.
 """
 
 from __future__ import annotations
@@ -14,101 +24,43 @@ from __future__ import annotations
 import atexit
 import functools
 import os
-import signal
+import select
 import subprocess
 import sys
-import threading
 import time
 import weakref
-from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, overload
 
 import pytest
 
 from . import processes
 from .adapter import AdapterError, Generation
 from .cputime import process_cpu_seconds
+from .faults import (
+    ImplementationCrashed,
+    ImplementationFault,
+    ImplementationHung,
+    ImplementationMisbehaved,
+    RemoteError,
+    Tail,
+    describe_exit,
+)
+from .observed import snapshot
+from .replies import NOISE_KEY, decode_error, decode_metadata, decode_result
+from .wire import MAX_ITEMS, Frames, WireError, decode_event, fields, integer, printable, text
 
-__all__ = ["ImplementationCrashed", "ImplementationFault", "ImplementationHung", "RemoteError",
-           "Sandbox", "SandboxedImplementation", "sandboxed"]
+__all__ = ["APPLICABLE", "ImplementationCrashed", "ImplementationFault", "ImplementationHung",
+           "ImplementationMisbehaved", "RemoteError", "Sandbox", "SandboxedImplementation",
+           "sandboxed"]
 
 #: Seconds a child may take to import the implementation (torch takes a few).
 STARTUP_SECONDS = 300.0
-#: How much of the child's output is kept to explain a crash.
-_TAIL_BYTES = 4096
 
 
-class ImplementationFault(Exception):
-    """The implementation under test did not answer a request: it crashed or it hung.
-
-    ``partial`` holds the events a scenario had shown before that (see _child._Streamed).
-    """
-
-    kind = "fault"
-    #: The child's CPU time (user and system, all its threads) when it was killed for a hang;
-    #: None when unknown (see conformance.timing, which re-runs a time-out before it fails).
-    cpu_seconds: float | None = None
-
-    def __init__(self, message: str, partial: tuple[Any, ...] = ()) -> None:
-        super().__init__(message)
-        self.partial = partial
-
-
-class ImplementationCrashed(ImplementationFault):
-    kind = "crashed"
-
-
-class ImplementationHung(ImplementationFault):
-    kind = "hung"
-
-
-class RemoteError(Exception):
-    """A request raised in the child; ``type_name`` and the message say what."""
-
-    def __init__(self, type_name: str, message: str, extra: dict[str, Any]) -> None:
-        super().__init__(message)
-        self.type_name, self.message, self.extra = type_name, message, extra
-
-
-def _describe_exit(code: int | None) -> str:
-    if code is None:
-        return "the process did not exit"
-    if code < 0:
-        try:
-            return f"the process was killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"the process was killed by signal {-code}"
-    return f"the process exited with status {code}"
-
-
-class _Tail:
-    """Drains a pipe in a thread and keeps the last bytes (bounded memory, whatever is written)."""
-
-    def __init__(self, fd: int) -> None:
-        self._chunks: deque[bytes] = deque()
-        self._size = 0
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._drain, args=(fd,), daemon=True,
-                                        name="tfmode-sandbox-output")
-        self._thread.start()
-
-    def _drain(self, fd: int) -> None:
-        with os.fdopen(fd, "rb", buffering=0) as stream:
-            while chunk := stream.read(65536):
-                with self._lock:
-                    self._chunks.append(chunk)
-                    self._size += len(chunk)
-                    while self._size - len(self._chunks[0]) >= _TAIL_BYTES:
-                        self._size -= len(self._chunks.popleft())
-
-    def last_line(self, wait: float = 1.0) -> str:
-        self._thread.join(wait)
-        with self._lock:
-            text = b"".join(self._chunks)[-_TAIL_BYTES:].decode("utf-8", "replace")
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        return lines[-1][:300] if lines else ""
+class _LeftOver(Exception):
+    """A frame of the previous request came before any of the current one."""
 
 
 class Sandbox:
@@ -127,9 +79,11 @@ class Sandbox:
         self.hangs = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._to: Connection | None = None
-        self._from: Connection | None = None
-        self._tail: _Tail | None = None
+        self._from: int | None = None
+        self._frames = Frames()
+        self._tail: Tail | None = None
         self._partial: list[Any] = []
+        self._last_id = 0
         _LIVE.add(self)
 
     # -- the child's life ---------------------------------------------------------------------
@@ -156,17 +110,23 @@ class Sandbox:
             for fd in (down_r, up_w, out_w):
                 os.close(fd)
         processes.started(self._proc.pid)
-        self._to, self._from = Connection(down_w, readable=False), Connection(up_r, writable=False)
-        self._tail = _Tail(out_r)
+        self._to, self._from, self._frames = Connection(down_w, readable=False), up_r, Frames()
+        self._tail = Tail(out_r)
+        during = "loading the implementation"
         # A restart may not take longer than the test it happens in (restart_seconds).
-        reply = self._receive(self.startup_seconds if self.metadata is None
-                              else min(self.startup_seconds, self.restart_seconds),
-                              "loading the implementation")
-        if reply[0] == "load_error":
+        seconds = (self.startup_seconds if self.metadata is None
+                   else min(self.startup_seconds, self.restart_seconds))
+        kind, body = self._receive(0, seconds, during, ("ready", "load_error"))
+        if kind == "load_error":
             self.close()
-            raise AdapterError(str(reply[1]))
-        assert reply[0] == "ready", reply
-        metadata: dict[str, Any] = reply[1]
+            try:
+                raise AdapterError(printable(text(body, "the load error"), 2000))
+            except WireError as exc:
+                raise self._misbehaved(exc, during) from None
+        try:
+            metadata = decode_metadata(body)
+        except WireError as exc:
+            raise self._misbehaved(exc, during) from None
         if self.metadata is not None and metadata != self.metadata:
             self.close()
             raise ImplementationCrashed(f"the restarted implementation describes itself "
@@ -181,9 +141,10 @@ class Sandbox:
     def close(self) -> None:
         """Kill the child (it may be looping or have threads of its own) and forget it."""
         proc, self._proc = self._proc, None
-        for conn in (self._to, self._from):
-            if conn is not None:
-                conn.close()
+        if self._to is not None:
+            self._to.close()
+        if self._from is not None:
+            os.close(self._from)
         self._to = self._from = None
         if proc is not None:
             processes.sweep(proc.pid)  # every process the implementation started, and the child
@@ -206,54 +167,128 @@ class Sandbox:
         self.close()
         self.restarts += 1
         self.hangs += fault is ImplementationHung
-        detail = what if fault is ImplementationHung else f"{what}: {_describe_exit(code)}"
+        plain = fault in (ImplementationHung, ImplementationMisbehaved)
+        detail = what if plain else f"{what}: {describe_exit(code)}"
         last = f" (its last output: {tail!r})" if tail else ""
         found = fault(f"the implementation {detail} while {during}{last}", tuple(self._partial))
         found.cpu_seconds = cpu
         return found
 
-    def _receive(self, seconds: float, during: str) -> tuple[Any, ...]:
-        """The request's reply; the events streamed before it are kept in ``_partial``."""
+    def _misbehaved(self, problem: Exception, during: str) -> ImplementationFault:
+        return self._fault(ImplementationMisbehaved, f"broke the sandbox's protocol ({problem})", during)
+
+    def _next(self, deadline: float, during: str) -> tuple[int, str, Any] | None:
+        """The next message from the child; ``None`` once ``deadline`` has passed."""
         assert self._from is not None
-        deadline = time.monotonic() + seconds
-        self._partial = []
         while True:
             try:
-                ready = self._from.poll(max(deadline - time.monotonic(), 0.0))
+                message = self._frames.next()
+            except WireError as exc:
+                raise self._misbehaved(exc, during) from None
+            if message is not None:
+                return message
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            try:
+                ready, _, _ = select.select([self._from], [], [], remaining)
+                chunk = os.read(self._from, 1 << 20) if ready else None
+            except OSError:
+                chunk = b""
             except BaseException:  # a rule timeout or an interrupt: the child may be mid-request
                 self.close()
                 raise
-            if not ready:
+            if chunk is None:
+                return None
+            if not chunk:
+                raise self._fault(ImplementationCrashed, "crashed", during)
+            self._frames.feed(chunk)
+
+    def _receive(self, request: int, seconds: float, during: str,
+                 kinds: tuple[str, ...] = ("ok", "raised", "exited")) -> tuple[str, Any]:
+        """The kind and body of the reply to ``request``; the events streamed before it are
+        decoded into ``_partial``."""
+        deadline = time.monotonic() + seconds
+        self._partial = []
+        seen = False
+        while True:
+            message = self._next(deadline, during)
+            if message is None:
                 raise self._fault(ImplementationHung, f"did not answer within {seconds:g} s", during)
-            try:
-                reply: tuple[Any, ...] = self._from.recv()
-            except (EOFError, OSError):
-                raise self._fault(ImplementationCrashed, "crashed", during) from None
-            if reply[0] != "event":
-                return reply
-            self._partial.append(reply[1])
+            ident, kind, body = message
+            if ident != request:
+                if not seen and 0 < ident < request:
+                    raise _LeftOver()
+                raise self._misbehaved(WireError(f"a message for request {ident} while request "
+                                                 f"{request} was in flight"), during)
+            seen = True
+            if kind == "event" and "ok" in kinds:
+                if len(self._partial) >= MAX_ITEMS:
+                    raise self._misbehaved(WireError(f"more than {MAX_ITEMS} events"), during)
+                try:
+                    self._partial.append(decode_event(body))
+                except WireError as exc:
+                    raise self._misbehaved(exc, during) from None
+                continue
+            if kind not in kinds:
+                raise self._misbehaved(WireError(f"an unexpected {kind!r} message"), during)
+            return kind, body
+
+    def _left_over(self) -> bool:
+        """Whether the child sent anything since the last reply (it should not have)."""
+        if self._from is None:
+            return False
+        if self._frames.buffer:
+            return True
+        ready, _, _ = select.select([self._from], [], [], 0)
+        return bool(ready)
 
     # -- requests -------------------------------------------------------------------------------
 
     def call(self, target: str, args: tuple[Any, ...], seconds: float, during: str) -> Any:
         """``target(adapter, *args)`` in the child (``target`` is ``module:function``)."""
-        self.start()
-        assert self._to is not None
-        try:
-            self._to.send((target, args))
-        except (BrokenPipeError, OSError):  # it died between two requests
-            raise self._fault(ImplementationCrashed, "crashed", "idle") from None
-        reply = self._receive(seconds, during)
-        if reply[0] == "exited":  # sys.exit() or the like: the child is gone too
+        if self._proc is not None and self._left_over():  # a stray frame: start afresh
             self.close()
             self.restarts += 1
-            raise ImplementationCrashed(f"the implementation called {reply[1]} while {during}")
-        kind, value, threads_left = reply
-        if threads_left:  # the implementation's threads still run: they must not outlive this
+        for attempt in (1, 2):
+            try:
+                return self._request(target, args, seconds, during)
+            except _LeftOver:
+                if attempt == 2:
+                    raise self._misbehaved(WireError("left-over messages again on a new process"),
+                                           during) from None
+                self.close()
+                self.restarts += 1
+        raise AssertionError("unreachable")
+
+    def _request(self, target: str, args: tuple[Any, ...], seconds: float, during: str) -> Any:
+        self.start()
+        assert self._to is not None
+        self._last_id += 1
+        request = self._last_id
+        try:
+            self._to.send((request, target, args))
+        except (BrokenPipeError, OSError):  # it died between two requests
+            raise self._fault(ImplementationCrashed, "crashed", "idle") from None
+        kind, body = self._receive(request, seconds, during)
+        try:
+            reply = fields(body, "the reply", ("what",) if kind == "exited" else
+                           ("value" if kind == "ok" else "error", "threads"))
+            if kind == "exited":  # sys.exit() or the like: the child is gone too
+                what = printable(text(reply["what"], "what it called"), 200)
+                self.close()
+                self.restarts += 1
+                raise ImplementationCrashed(f"the implementation called {what} while {during}")
+            threads = integer(reply["threads"], "threads")
+            value = decode_result(target, reply["value"]) if kind == "ok" else decode_error(reply["error"])
+        except WireError as exc:
+            raise self._misbehaved(exc, during) from None
+        if threads:  # the implementation's threads still run: they must not outlive this
             self.close()
         if kind == "raised":
-            raise RemoteError(*value)
-        assert kind == "ok", reply
+            error = RemoteError(*value)
+            error.partial = tuple(self._partial)
+            raise error
         return value
 
 
@@ -304,41 +339,52 @@ class SandboxedImplementation:
         self.sandbox.close()
 
 
-def hypothesis_snapshot() -> dict[str, Any]:
-    """The active hypothesis settings that matter to a test body, to apply in the child."""
-    from hypothesis import core, settings
-
-    current = settings()
-    return {"settings": {"max_examples": current.max_examples, "derandomize": current.derandomize,
-                         "deadline": current.deadline, "phases": tuple(current.phases),
-                         "suppress_health_check": tuple(current.suppress_health_check),
-                         "print_blob": current.print_blob},
-            "database": current.database is not None, "seed": core.global_force_seed}
+#: ``sandboxed(names=APPLICABLE)``: the body's checks may name any rule that applies to the
+#: implementation (the stateful tests: the model in the child names the step's rules).
+APPLICABLE = "applicable"
+#: What a body in the child may not record: the properties the suite's process records itself.
+RESERVED_PROPERTIES = frozenset({"excused_rules", "compilation", "examples", "scenarios",
+                                 "excused_scenarios", "cut_short_scenarios"})
 
 
-def sandboxed(function: Callable[..., None]) -> Callable[..., None]:
+Body = Callable[..., None]
+
+
+@overload
+def sandboxed(function: Body, *, names: tuple[str, ...] | str = ()) -> Body: ...
+@overload
+def sandboxed(function: None = None, *, names: tuple[str, ...] | str = ()) -> Callable[[Body], Body]: ...
+
+
+def sandboxed(function: Body | None = None, *, names: tuple[str, ...] | str = ()) -> Any:
     """Run a test body in the implementation's sandbox, with the real adapter.
 
     The test keeps its signature (pytest injects the same fixtures); when ``adapter`` is a
     :class:`SandboxedImplementation`, the body runs in the child, where a crash or a thread
     left looping cannot reach the suite's process. ``record_property`` calls made there are
-    replayed here; a failure there fails the test here with the same text (and the rules
-    the failing check named, if it named any).
+    replayed here (but none of the suite's own properties); a failure there fails the test here
+    with the same text. The rules a failing check there named count only where the test may
+    fail them: its own rule marks and ``names`` (rules its checks name beyond its marks, or
+    :data:`APPLICABLE`); see recording._concerned. Use as ``@sandboxed`` or
+    ``@sandboxed(names=(...))``.
     """
+    if function is None:
+        return functools.partial(sandboxed, names=names)
+    body = function
 
-    @functools.wraps(function)
+    @functools.wraps(body)
     def wrapper(**kwargs: Any) -> None:
         target = kwargs.get("adapter")
         if not isinstance(target, SandboxedImplementation):
-            function(**kwargs)
+            body(**kwargs)
             return
         record = kwargs.get("record_property")
         passed = {k: v for k, v in kwargs.items() if k not in ("adapter", "record_property")}
         try:
             properties = target.call(
-                "conformance._child:run_body", f"{function.__module__}:{function.__qualname__}",
-                passed, hypothesis_snapshot(), list(sys.path), seconds=target.body_seconds,
-                during=f"running {function.__name__}")
+                "conformance._child:run_body", f"{body.__module__}:{body.__qualname__}",
+                passed, snapshot(), list(sys.path), seconds=target.body_seconds,
+                during=f"running {body.__name__}")
         except RemoteError as exc:
             recorded = _noted(list(exc.extra.get("properties", ())))
             rules = exc.extra.get("rules")
@@ -356,15 +402,23 @@ def sandboxed(function: Callable[..., None]) -> Callable[..., None]:
             if record is not None:
                 record(key, value)
 
+    wrapper.__tfmode_sandboxed__ = names  # type: ignore[attr-defined]  # recording._concerned
     return wrapper
 
 
+def may_name(function: object) -> tuple[str, ...] | str | None:
+    """The rules beyond its marks a ``@sandboxed`` test may fail (None: not sandboxed)."""
+    names = getattr(function, "__tfmode_sandboxed__", None)
+    return names if isinstance(names, (tuple, str)) else None
+
+
 def _noted(properties: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    """``properties`` without the body's noise warnings, which are counted for the run."""
+    """``properties`` without the body's noise warnings, which are counted for the run, and
+    without any the suite's process records itself."""
     from . import noise
-    from ._child import NOISE_KEY
 
     for key, value in properties:
         if key == NOISE_KEY:
-            noise.note((str(c), str(t)) for c, t in value)
-    return [(k, v) for k, v in properties if k != NOISE_KEY]
+            noise.note(value)
+    return [(k, v) for k, v in properties
+            if k != NOISE_KEY and not k.startswith("tfmode") and k not in RESERVED_PROPERTIES]

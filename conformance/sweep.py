@@ -23,7 +23,7 @@ class RuleRecord:
 
     exercised: int = 0
     #: (1-based number of the generated scenario, the scenario, its differences, and
-    #: "crashed" or "hung" when the implementation did not finish it)
+    #: "crashed", "hung" or "misbehaved" when the implementation did not finish it)
     failures: list[tuple[int, Scenario, tuple[str, ...], str | None]] = field(default_factory=list)
 
 

@@ -21,7 +21,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from conformance.adapter import Adapter, release_of
 from conformance.divergence import block
 from conformance.lockstep import Lockstep, run_lockstep
-from conformance.sandbox import sandboxed
+from conformance.sandbox import APPLICABLE, sandboxed
 from conformance.steps import Op
 from spec.model.engine import Engine, ModelRaise
 from spec.model.scenario import (
@@ -168,7 +168,7 @@ def replace_generation(scenario: Scenario) -> Scenario:
 @pytest.mark.rule("TFM_PUSH_001", "TFM_PUSH_003", "TFM_PUSH_004", "TFM_ENABLE_001", "TFM_ENABLE_002",
                   "TFM_ENABLE_003", "TFM_ENABLE_004", "TFM_ENABLE_005", "TFM_ENABLE_006", "TFM_ENABLE_007",
                   "TFM_SUBMODE_001", "TFM_REENTRY_002", "TFM_REENTRY_004", "TFM_REENTRY_006")
-@sandboxed
+@sandboxed(names=APPLICABLE)
 def test_install_exit_and_call(adapter: Adapter, impl_spec: str,
                                record_property: Callable[[str, object], None]) -> None:
     run_lockstep(_machine(adapter), adapter, impl_spec, record_property)
@@ -177,7 +177,7 @@ def test_install_exit_and_call(adapter: Adapter, impl_spec: str,
 @pytest.mark.generation("stack")
 @pytest.mark.rule("TFM_STACK_001", "TFM_STACK_002", "TFM_STACK_003", "TFM_STACK_004", "TFM_STACK_005",
                   "TFM_STACK_006", "TFM_STACK_007", "TFM_REENTRY_002")
-@sandboxed
+@sandboxed(names=APPLICABLE)
 def test_enter_exit_out_of_order_and_call(adapter: Adapter, impl_spec: str,
                                           record_property: Callable[[str, object], None]) -> None:
     run_lockstep(_stack_machine(adapter), adapter, impl_spec, record_property)

@@ -16,6 +16,7 @@ import pytest
 
 from conformance.adapter import Adapter
 from conformance.failure import adapter_script, fail
+from conformance.safe import name_of, repr_of, text_of
 from conformance.sandbox import sandboxed
 from conformance.timing import RERUN_FACTOR
 
@@ -133,7 +134,7 @@ def test_each_thread_sees_only_its_own_mode(adapter: Adapter, impl_spec: str,
         index, exc = errors[0]
         fail(record_property, ("TFM_THREAD_001", "TFM_THREAD_002"),
              f"thread {index}, pushing its own mode and calling add {CALLS} times",
-             "no exception", f"{type(exc).__name__}({str(exc)!r})", script,
+             "no exception", f"{name_of(type(exc))}({text_of(exc)!r})", script,
              (f"({len(errors)} of {THREADS} threads raised)",))
     wrong = [i for i, calls in enumerate(seen) if calls != [i] * CALLS]
     # A mode that handled another thread's calls breaks TFM_THREAD_002 alone; calls that
@@ -160,7 +161,7 @@ print("current mode after the block:", ad.current_mode())
 
 
 @pytest.mark.rule("TFM_THREAD_001")
-@sandboxed
+@sandboxed(names=("TFM_PUSH_001", "TFM_PUSH_003", "TFM_STACK_001", "TFM_STACK_002"))
 def test_a_new_thread_starts_without_a_mode(adapter: Adapter, impl_spec: str,
                                             record_property: Record) -> None:
     script = adapter_script(impl_spec, "test_a_new_thread_starts_without_a_mode", _NEW_THREAD)
@@ -179,7 +180,7 @@ def test_a_new_thread_starts_without_a_mode(adapter: Adapter, impl_spec: str,
         fail(record_property, ("TFM_THREAD_001",),
              "the current mode in a new thread started inside the push block", None,
              found[0] if found else "nothing (the thread did not run)", script,
-             (f"(the pushed mode: {pushed!r})",))
+             (f"(the pushed mode: {repr_of(pushed)})",))
     left = adapter.current_mode()
     if left is not None:  # not this test's rule: the one that says the push block restores
         fail(record_property, restores, "the current mode after the push block", None, left,
@@ -210,7 +211,7 @@ print("add(x, x) after the block:", add(x, x), "- subclass handlers run:", calls
 
 
 @pytest.mark.rule("TFM_DISABLE_006")
-@sandboxed
+@sandboxed(names=("TFM_DISABLE_001",))
 def test_disable_restores_subclass_handling_after_a_raise(adapter: Adapter, impl_spec: str,
                                                           record_property: Record) -> None:
     script = adapter_script(impl_spec, "test_disable_restores_subclass_handling_after_a_raise",
