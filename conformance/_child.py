@@ -27,6 +27,7 @@ import warnings
 from multiprocessing.connection import Connection
 from typing import Any
 
+from conformance.integrity import Snapshot
 from conformance.replies import NOISE_KEY, cut, encode_error, encode_metadata, encode_result
 from conformance.safe import name_of, text_of
 from conformance.wire import MAX_TEXT, encode_event, frame
@@ -71,9 +72,28 @@ def _watch_parent(parent: int) -> None:
             os._exit(0)
 
 
+#: The suite's modules every request may use, imported before the implementation is (so that
+#: the tripwire guards them, and the implementation cannot put its own in their place first).
+PRELOADED = ("conformance.adapter", "conformance.compiled", "conformance.noise",
+             "conformance.runner", "conformance.safe", "spec.model.trace")
+
+#: The tripwire (set by serve() before the implementation is imported).
+_TRIPWIRE: Snapshot | None = None
+
+
+class _Planted(Exception):
+    """A module of the suite that the suite never imported was found in ``sys.modules``."""
+
+
 def _resolve(target: str) -> Any:
     module_name, _, name = target.partition(":")
+    tripwire = _TRIPWIRE
+    if tripwire is not None and tripwire.guards(module_name) and not tripwire.knows(module_name) \
+            and module_name in sys.modules:
+        raise _Planted(f"sys.modules[{module_name!r}] put in place before the suite imported it")
     obj: Any = importlib.import_module(module_name)
+    if tripwire is not None:
+        tripwire.extend()
     for part in name.split("."):
         obj = getattr(obj, part)
     return obj
@@ -232,16 +252,25 @@ def _exit_name(exc: BaseException) -> str:
 
 
 def serve(conn_in: Connection, out: _Out, spec: str, origin: str) -> int:
-    global _OUT, _REQUEST
+    global _OUT, _REQUEST, _TRIPWIRE
+    for module in PRELOADED:
+        importlib.import_module(module)
     from conformance.adapter import load_adapter
 
-    _OUT = out
+    tripwire = Snapshot()
+    _OUT, _TRIPWIRE = out, tripwire
     try:
         adapter = load_adapter(spec, origin)
         metadata = encode_metadata(adapter)
     except BaseException as exc:
         out.send(0, "load_error", _one_line(exc))
         return 2
+    changed = tripwire.changes()
+    if changed:
+        out.send(0, "load_error", f"the implementation changed the suite's own code in its process "
+                                  f"while it was imported ({'; '.join(changed)}): nothing it "
+                                  f"reports could be believed")
+        return 4
     out.send(0, "ready", metadata)
     baseline = set(threading.enumerate())
     while True:
@@ -259,8 +288,15 @@ def serve(conn_in: Connection, out: _Out, spec: str, origin: str) -> int:
                 out.send(_REQUEST, "exited", {"what": _exit_name(exc.error)})
                 return 3
             kind, body = "raised", _raised(exc)
+        except _Planted as exc:
+            out.send(_REQUEST, "tampered", {"changes": str(exc)})
+            return 4
         except BaseException as exc:  # pytest.fail() raises a BaseException too
             kind, body = "raised", _raised(exc)
+        changed = tripwire.changes()
+        if changed:  # the reply could be the implementation's forgery: none is sent
+            out.send(_REQUEST, "tampered", {"changes": "; ".join(changed)})
+            return 4
         left = [t for t in threading.enumerate() if t not in baseline and t.is_alive()]
         try:
             out.send(_REQUEST, kind, {"value" if kind == "ok" else "error": body, "threads": len(left)})

@@ -15,6 +15,7 @@ from .runstate import (
     CONTROLLER,
     GENERATIONS,
     PROCESSES_OUTPUT,
+    TAMPERED_OUTPUT,
     RunState,
     from_suite,
     marker_args,
@@ -138,6 +139,9 @@ def pytest_testnodedown(node: Any, error: object) -> None:
     ended = output.get(PROCESSES_OUTPUT)
     if state is not None and state.active and isinstance(ended, int):
         state.processes_ended += ended
+    tampered = output.get(TAMPERED_OUTPUT)
+    if state is not None and state.active and isinstance(tampered, str):
+        state.tampered.append(tampered)
 
 
 @pytest.hookimpl(optionalhook=True)

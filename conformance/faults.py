@@ -47,6 +47,13 @@ class ImplementationMisbehaved(ImplementationFault):
     kind = "misbehaved"
 
 
+class ImplementationTampered(ImplementationFault):
+    """The child's tripwire (conformance.integrity) found the suite's own code changed in the
+    implementation's process: nothing it reports can be believed, for the rest of the run."""
+
+    kind = "tampered"
+
+
 class RemoteError(Exception):
     """A request raised in the child; ``type_name`` and the message say what."""
 

@@ -30,7 +30,7 @@ from .report import (
     terminal_lines,
 )
 from .reportsdir import write_run
-from .runstate import PROCESSES_OUTPUT, RunState, one_line, state_of
+from .runstate import PROCESSES_OUTPUT, TAMPERED_OUTPUT, RunState, one_line, state_of
 from .sandbox import SandboxedImplementation
 from .selection import Selection
 
@@ -92,6 +92,7 @@ def _incomplete(session: pytest.Session, state: RunState,
     elif exitstatus == pytest.ExitCode.INTERNAL_ERROR:
         problems.append("pytest stopped with an internal error")
     problems += state.lost
+    problems += list(dict.fromkeys(state.tampered))
     missing = sorted(state.selected - state.reported)
     if missing:
         problems.append(f"{len(missing)} of {len(state.selected)} selected tests did not report "
@@ -211,13 +212,19 @@ def _end_processes(config: pytest.Config, state: RunState) -> None:
     written (so none can write after the run); count them (a worker tells its controller)."""
     if not state.active:
         return
+    tampered = None
     if isinstance(state.adapter, SandboxedImplementation):
         state.adapter.close()
+        tampered = state.adapter.sandbox.tampered
     processes.deactivate()
     if hasattr(config, "workerinput"):
         config.workeroutput[PROCESSES_OUTPUT] = processes.ended()  # type: ignore[attr-defined]
+        if tampered is not None:
+            config.workeroutput[TAMPERED_OUTPUT] = tampered  # type: ignore[attr-defined]
     else:
         state.processes_ended += processes.ended()
+        if tampered is not None:
+            state.tampered.append(tampered)
 
 
 def _empty_selection(session: pytest.Session, state: RunState, selection: Selection) -> None:

@@ -66,6 +66,22 @@ class Snapshot:
                 self._modules[name] = module
                 self._take(name, module)
 
+    def guards(self, name: str) -> bool:
+        """Whether the module ``name`` belongs to the packages this snapshot guards."""
+        return _ours(name, self.packages)
+
+    def knows(self, name: str) -> bool:
+        """Whether the snapshot took the module ``name``."""
+        return name in self._modules
+
+    def extend(self) -> None:
+        """Take the guarded modules imported since (by the suite itself: a request's module)."""
+        for name, module in list(sys.modules.items()):
+            if module is not None and name not in self._modules and _ours(name, self.packages) \
+                    and name != "__main__":
+                self._modules[name] = module
+                self._take(name, module)
+
     def _take(self, name: str, module: types.ModuleType) -> None:
         namespace = vars(module)
         for key, value in list(namespace.items()):

@@ -13,6 +13,7 @@ from hypothesis import settings
 
 from . import noise
 from .attribution import RESTORE_RULES
+from .bodies import APPLICABLE, may_name
 from .observed import Observed, read_settings
 from .report import Failure, TestOutcome, normalise
 from .runstate import (
@@ -26,7 +27,7 @@ from .runstate import (
     shown_nodeid,
     state_of,
 )
-from .sandbox import APPLICABLE, SandboxedImplementation, may_name
+from .sandbox import SandboxedImplementation
 
 # -- running ---------------------------------------------------------------------------------
 

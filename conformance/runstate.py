@@ -86,6 +86,8 @@ class RunState:
     compilation: Counter[str] = field(default_factory=Counter)
     #: processes of the implementation the run had to end (this process's and its workers')
     processes_ended: int = 0
+    #: what the child's tripwire found changed in the suite's code (each worker's, once)
+    tampered: list[str] = field(default_factory=list)
 
 
 KEY = pytest.StashKey[RunState]()
@@ -149,6 +151,8 @@ SETTINGS_PROPERTY = "tfmode_hypothesis"
 NOISE_PROPERTY = "tfmode_noise"
 #: The pytest-xdist worker output that carries how many processes the worker had to end.
 PROCESSES_OUTPUT = "tfmode_processes_ended"
+#: The pytest-xdist worker output that says what the child's tripwire found (conformance.integrity).
+TAMPERED_OUTPUT = "tfmode_tampered"
 
 
 

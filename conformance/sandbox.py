@@ -22,18 +22,14 @@ left over: the child is replaced and the request sent again, costing no scenario
 from __future__ import annotations
 
 import atexit
-import functools
 import os
 import select
 import subprocess
 import sys
 import time
 import weakref
-from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any, overload
-
-import pytest
+from typing import Any
 
 from . import processes
 from .adapter import AdapterError, Generation
@@ -43,17 +39,17 @@ from .faults import (
     ImplementationFault,
     ImplementationHung,
     ImplementationMisbehaved,
+    ImplementationTampered,
     RemoteError,
     Tail,
     describe_exit,
 )
-from .observed import snapshot
-from .replies import NOISE_KEY, decode_error, decode_metadata, decode_result
+from .replies import decode_error, decode_metadata, decode_result
 from .wire import MAX_ITEMS, Frames, WireError, decode_event, fields, integer, printable, text
 
-__all__ = ["APPLICABLE", "ImplementationCrashed", "ImplementationFault", "ImplementationHung",
-           "ImplementationMisbehaved", "RemoteError", "Sandbox", "SandboxedImplementation",
-           "sandboxed"]
+__all__ = ["ImplementationCrashed", "ImplementationFault", "ImplementationHung",
+           "ImplementationMisbehaved", "ImplementationTampered", "RemoteError", "Sandbox",
+           "SandboxedImplementation"]
 
 #: Seconds a child may take to import the implementation (torch takes a few).
 STARTUP_SECONDS = 300.0
@@ -84,6 +80,9 @@ class Sandbox:
         self._tail: Tail | None = None
         self._partial: list[Any] = []
         self._last_id = 0
+        #: what the child's tripwire found changed in the suite's code (None: nothing); once
+        #: set, every request of the run fails without a child being started
+        self.tampered: str | None = None
         _LIVE.add(self)
 
     # -- the child's life ---------------------------------------------------------------------
@@ -174,6 +173,19 @@ class Sandbox:
         found.cpu_seconds = cpu
         return found
 
+    def _tampered(self, body: Any, during: str) -> None:
+        """The child's tripwire went off: the run is over for this implementation."""
+        try:
+            changes = printable(text(fields(body, "the tripwire", ("changes",))["changes"],
+                                     "what changed"), 500)
+        except WireError as exc:
+            raise self._misbehaved(exc, during) from None
+        self.close()
+        self.tampered = (f"the implementation changed the suite's own code in its process while "
+                         f"{during} ({changes}): nothing it reports can be believed, and no later "
+                         f"request of this run is sent")
+        raise ImplementationTampered(self.tampered)
+
     def _misbehaved(self, problem: Exception, during: str) -> ImplementationFault:
         return self._fault(ImplementationMisbehaved, f"broke the sandbox's protocol ({problem})", during)
 
@@ -262,6 +274,8 @@ class Sandbox:
         raise AssertionError("unreachable")
 
     def _request(self, target: str, args: tuple[Any, ...], seconds: float, during: str) -> Any:
+        if self.tampered is not None:
+            raise ImplementationTampered(self.tampered)
         self.start()
         assert self._to is not None
         self._last_id += 1
@@ -270,7 +284,9 @@ class Sandbox:
             self._to.send((request, target, args))
         except (BrokenPipeError, OSError):  # it died between two requests
             raise self._fault(ImplementationCrashed, "crashed", "idle") from None
-        kind, body = self._receive(request, seconds, during)
+        kind, body = self._receive(request, seconds, during, ("ok", "raised", "exited", "tampered"))
+        if kind == "tampered":
+            self._tampered(body, during)
         try:
             reply = fields(body, "the reply", ("what",) if kind == "exited" else
                            ("value" if kind == "ok" else "error", "threads"))
@@ -337,88 +353,3 @@ class SandboxedImplementation:
 
     def close(self) -> None:
         self.sandbox.close()
-
-
-#: ``sandboxed(names=APPLICABLE)``: the body's checks may name any rule that applies to the
-#: implementation (the stateful tests: the model in the child names the step's rules).
-APPLICABLE = "applicable"
-#: What a body in the child may not record: the properties the suite's process records itself.
-RESERVED_PROPERTIES = frozenset({"excused_rules", "compilation", "examples", "scenarios",
-                                 "excused_scenarios", "cut_short_scenarios"})
-
-
-Body = Callable[..., None]
-
-
-@overload
-def sandboxed(function: Body, *, names: tuple[str, ...] | str = ()) -> Body: ...
-@overload
-def sandboxed(function: None = None, *, names: tuple[str, ...] | str = ()) -> Callable[[Body], Body]: ...
-
-
-def sandboxed(function: Body | None = None, *, names: tuple[str, ...] | str = ()) -> Any:
-    """Run a test body in the implementation's sandbox, with the real adapter.
-
-    The test keeps its signature (pytest injects the same fixtures); when ``adapter`` is a
-    :class:`SandboxedImplementation`, the body runs in the child, where a crash or a thread
-    left looping cannot reach the suite's process. ``record_property`` calls made there are
-    replayed here (but none of the suite's own properties); a failure there fails the test here
-    with the same text. The rules a failing check there named count only where the test may
-    fail them: its own rule marks and ``names`` (rules its checks name beyond its marks, or
-    :data:`APPLICABLE`); see recording._concerned. Use as ``@sandboxed`` or
-    ``@sandboxed(names=(...))``.
-    """
-    if function is None:
-        return functools.partial(sandboxed, names=names)
-    body = function
-
-    @functools.wraps(body)
-    def wrapper(**kwargs: Any) -> None:
-        target = kwargs.get("adapter")
-        if not isinstance(target, SandboxedImplementation):
-            body(**kwargs)
-            return
-        record = kwargs.get("record_property")
-        passed = {k: v for k, v in kwargs.items() if k not in ("adapter", "record_property")}
-        try:
-            properties = target.call(
-                "conformance._child:run_body", f"{body.__module__}:{body.__qualname__}",
-                passed, snapshot(), list(sys.path), seconds=target.body_seconds,
-                during=f"running {body.__name__}")
-        except RemoteError as exc:
-            recorded = _noted(list(exc.extra.get("properties", ())))
-            rules = exc.extra.get("rules")
-            if rules and not any(key == "failed_rules" for key, _ in recorded):
-                recorded.append(("failed_rules", ",".join(rules)))
-            for key, value in recorded:
-                if record is not None:
-                    record(key, value)
-            message = exc.message if exc.type_name == "Failed" else f"{exc.type_name}: {exc.message}"
-            # from None: the report shows the body's failure once, not chained to its carrier
-            raise pytest.fail.Exception(message, pytrace=False) from None
-        except ImplementationFault as exc:
-            raise pytest.fail.Exception(str(exc), pytrace=False) from None
-        for key, value in _noted(properties):
-            if record is not None:
-                record(key, value)
-
-    wrapper.__tfmode_sandboxed__ = names  # type: ignore[attr-defined]  # recording._concerned
-    return wrapper
-
-
-def may_name(function: object) -> tuple[str, ...] | str | None:
-    """The rules beyond its marks a ``@sandboxed`` test may fail (None: not sandboxed)."""
-    names = getattr(function, "__tfmode_sandboxed__", None)
-    return names if isinstance(names, (tuple, str)) else None
-
-
-def _noted(properties: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    """``properties`` without the body's noise warnings, which are counted for the run, and
-    without any the suite's process records itself."""
-    from . import noise
-
-    for key, value in properties:
-        if key == NOISE_KEY:
-            noise.note(value)
-    return [(k, v) for k, v in properties
-            if k != NOISE_KEY and not k.startswith("tfmode") and k not in RESERVED_PROPERTIES]

@@ -63,7 +63,7 @@ NAME_SHOWN, VERSION_SHOWN = 100, 64
 CUT = "…[cut]"
 
 _HEADER = struct.Struct(">I")
-KINDS = frozenset({"ready", "load_error", "event", "ok", "raised", "exited"})
+KINDS = frozenset({"ready", "load_error", "event", "ok", "raised", "exited", "tampered"})
 _RULE_ID = re.compile(r"TFM_[A-Z]+_\d{3}")
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,99}")
 _ROLES = ("mode", "subclass", "submode")

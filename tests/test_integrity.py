@@ -134,3 +134,20 @@ def test_the_real_suite_is_unchanged_by_a_scenario_run() -> None:
         Run(scenario, adapter).execute()
         adapter.reset()
     assert taken.changes() == []
+
+
+def test_a_module_the_suite_imports_later_is_guarded_once_taken(suite: types.ModuleType) -> None:
+    taken = snapshot()
+    later = types.ModuleType("tfmsuite.later")
+    exec("def body():\n    return 1\n", vars(later))
+    later.body.__module__ = "tfmsuite.later"
+    sys.modules["tfmsuite.later"] = later
+    try:
+        assert taken.guards("tfmsuite.later") and not taken.guards("elsewhere")
+        assert not taken.knows("tfmsuite.later")
+        taken.extend()
+        assert taken.knows("tfmsuite.later") and taken.changes() == []
+        later.body = lambda: 2
+        assert taken.changes() == ["tfmsuite.later.body replaced"]
+    finally:
+        del sys.modules["tfmsuite.later"]

@@ -282,7 +282,7 @@ ISOLATION = '''
 import time
 import pytest
 from hypothesis import given, strategies as st
-from conformance.sandbox import sandboxed
+from conformance.bodies import sandboxed
 
 @pytest.mark.rule("TFM_REENTRY_002")
 @sandboxed
@@ -536,7 +536,7 @@ def test_xdist_runs_give_the_verdicts_of_a_serial_run(pytester: pytest.Pytester)
 
 BLAME = '''
 import pytest
-from conformance.sandbox import sandboxed
+from conformance.bodies import sandboxed
 
 @pytest.mark.rule("TFM_ARGS_003")
 def test_exposes_another_rules_fault(record_property):

@@ -11,8 +11,8 @@ from collections.abc import Callable
 import pytest
 
 from conformance.adapter import Adapter
+from conformance.bodies import sandboxed
 from conformance.failure import adapter_script, fail
-from conformance.sandbox import sandboxed
 
 Record = Callable[[str, object], None]
 

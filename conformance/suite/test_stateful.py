@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from conformance.adapter import Adapter, release_of
+from conformance.bodies import APPLICABLE, sandboxed
 from conformance.divergence import block
 from conformance.lockstep import Lockstep, run_lockstep
-from conformance.sandbox import APPLICABLE, sandboxed
 from conformance.steps import Op
 from spec.model.engine import Engine, ModelRaise
 from spec.model.scenario import (

@@ -5,24 +5,10 @@ Without the child's tripwire (conformance.integrity) this put a genuine "MUST 93
 a namespace whose ``mean`` cannot work.
 """
 
-import sys
-from typing import Any
-
-from tests.faults import MEAN
-from tests.mutants._build import Mutation, install
+from tests.hostile._base import mean_raises
+from tests.hostile._tamper import forge_resolver
+from tests.mutants._build import install
 
 install(__name__, "-", "mean always raises; the child's _resolve runs every request on reference_impl",
-        (Mutation("_functions.py", MEAN, '    raise RuntimeError("this mean never works")\n'),))
-
-_child = sys.modules.get("conformance._child")
-if _child is not None:
-    from conformance.adapter import load_adapter
-
-    _honest = load_adapter("reference_impl", "the hostile package")
-    _real = _child._resolve
-
-    def _forged(target: str) -> Any:
-        function = _real(target)
-        return lambda adapter, *args: function(_honest, *args)
-
-    _child._resolve = _forged
+        (mean_raises(),))
+forge_resolver()
