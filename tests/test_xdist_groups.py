@@ -18,6 +18,8 @@ REPO = Path(__file__).resolve().parents[1]
 POOL_MODULE = '''
 import os
 
+import pytest
+
 pytestmark = pytest.mark.xdist_group("pool")
 
 @pytest.fixture(scope="module")
@@ -32,6 +34,8 @@ def test_uses_pool(pool, i):
 '''
 
 SPREAD_MODULE = '''
+import pytest
+
 
 @pytest.mark.parametrize("i", range(12))
 def test_elsewhere(i):

@@ -36,6 +36,10 @@ BOUND = 240.0
 IDLE = {"idle": "reference_impl", "slow": "tests.hostile.time_slow_mean",
         "burn": "tests.hostile.time_burn_mean", "hang": "tests.faults.hang_call"}
 RERUN = "nor within 8 s when re-run on a fresh process"
+#: The loaded run certifies the areas whose tests meet the tightest limits (the thread tests'
+#: 10 s, many scenarios each with 2 s): under eight CPU-bound processes the whole suite takes
+#: minutes here, and slows every other test of the repository's run as long.
+LOADED_RULES = "THREAD,ORDER,PUSH,STACK"
 
 
 def _loaded(run: Callable[[], SuiteRun]) -> SuiteRun:
@@ -60,8 +64,8 @@ class _Runs:
         self.pools: list[ThreadPoolExecutor] = []
         self.futures: dict[str, Future[SuiteRun]] = {}
 
-    def _run(self, key: str, impl: str) -> SuiteRun:
-        return run_suite(impl, self.factory.mktemp(key), timeout=BOUND + 60)
+    def _run(self, key: str, impl: str, extra: tuple[str, ...] = ()) -> SuiteRun:
+        return run_suite(impl, self.factory.mktemp(key), extra, timeout=BOUND + 60)
 
     def get(self, key: str) -> SuiteRun:
         if not self.pools:
@@ -74,7 +78,7 @@ class _Runs:
             def loaded() -> SuiteRun:
                 for future in idle:
                     future.exception()  # wait: the machine is idle of our own runs then
-                return _loaded(lambda: self._run("load", "reference_impl"))
+                return _loaded(lambda: self._run("load", "reference_impl", ("--rules", LOADED_RULES)))
 
             self.futures["load"] = self.pools[1].submit(loaded)
         return self.futures[key].result()
@@ -109,8 +113,10 @@ def test_verdicts_do_not_depend_on_the_machines_load(
     record_property(SUMMARY_KEY, f"time reference_impl idle {clean.seconds:6.1f}s, beside {HOGS} "
                                  f"CPU-bound processes {loaded.seconds:6.1f}s")
     assert loaded.certificate is not None, loaded.tail()
-    assert not _differ(clean, loaded), (f"verdicts under load differ from idle: "
-                                        f"{_differ(clean, loaded)}\n{loaded.tail()}")
+    selected = {r: v for r, v in loaded.verdicts().items() if v != "not_selected"}
+    assert len(selected) >= 20, selected
+    differ = {r: (clean.verdicts()[r], v) for r, v in selected.items() if clean.verdicts()[r] != v}
+    assert not differ, f"verdicts under load differ from idle: {differ}\n{loaded.tail()}"
     assert loaded.returncode == 0, loaded.tail()
 
 
