@@ -145,7 +145,7 @@ def test_certify_refuses_rules(tmp_path: Path) -> None:
 
 
 def test_certify_of_a_keyword_selection_fails(tmp_path: Path) -> None:
-    run = run_suite("reference_impl", tmp_path, ("--certify", "-k", "TFM_ORDER"),
+    run = run_suite("reference_impl", tmp_path, ("--certify", "-k", "test_meta"),
                     profile=None, seed=None)
     assert run.returncode == pytest.ExitCode.TESTS_FAILED, run.tail()
     assert "certification FAILED: the run is incomplete" in run.output
