@@ -17,12 +17,20 @@ def _fallback(obj: object, how: str, exc: BaseException | None) -> str:
 
 
 def name_of(cls: object) -> str:
-    """A class's ``__name__``, whatever its metaclass makes of it."""
+    """A class's ``__name__``, whatever its metaclass makes of it (plain attribute access and
+    plain ``str`` checks: the runner records inside torch.compile, where Dynamo traces these)."""
+    if not isinstance(cls, type):
+        return "?"
     try:
-        name = type.__getattribute__(cls, "__name__") if isinstance(cls, type) else None
+        name = cls.__name__
     except Exception:
-        name = None
-    return name if isinstance(name, str) else "?"
+        return "?"
+    return name if type(name) is str else "?"
+
+
+def _plain(text: str) -> str:
+    """``text`` as a plain ``str`` (a subclass's methods are the implementation's)."""
+    return text if type(text) is str else str.__str__(text)
 
 
 def text_of(obj: object) -> str:
@@ -31,7 +39,7 @@ def text_of(obj: object) -> str:
         text = str(obj)
     except Exception as exc:  # the implementation's __str__ may raise anything
         return _fallback(obj, "__str__", exc)
-    return str.__str__(text) if isinstance(text, str) else _fallback(obj, "__str__", None)
+    return _plain(text) if isinstance(text, str) else _fallback(obj, "__str__", None)
 
 
 def repr_of(obj: object) -> str:
@@ -40,7 +48,7 @@ def repr_of(obj: object) -> str:
         text = repr(obj)
     except Exception as exc:
         return _fallback(obj, "__repr__", exc)
-    return str.__str__(text) if isinstance(text, str) else _fallback(obj, "__repr__", None)
+    return _plain(text) if isinstance(text, str) else _fallback(obj, "__repr__", None)
 
 
 def attribute_name(obj: object) -> str:
