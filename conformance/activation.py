@@ -17,7 +17,7 @@ from spec.catalogue import CatalogueError, load_catalogue
 
 from . import evidence, processes, profiles, reportsdir
 from .adapter import AdapterError
-from .expectations import ExpectationsError, load_expectations, load_scopes
+from .expectations import ExpectationsError, load_expectations, load_scopes, load_surface_scopes
 from .observed import expected_settings
 from .report import MUST_LEVELS
 from .runstate import DEFAULT_IMPL, DEFAULT_TIMEOUT, RunState, names_suite, one_line, state_of
@@ -140,6 +140,7 @@ def activate(config: pytest.Config, state: RunState, early: bool) -> None:
         try:
             state.expected = load_expectations(path, state.catalogue.ids())
             state.scopes = load_scopes(path, state.catalogue.ids())
+            state.surface_scopes = load_surface_scopes(path, state.catalogue.ids())
         except ExpectationsError as exc:
             raise pytest.UsageError(one_line(exc)) from None
     if state.certify:

@@ -15,6 +15,7 @@ from spec.texts import release_key
 from . import namespace as contract
 from .namespace import Generation as Generation  # re-exported: diff and sandbox use it
 from .safe import repr_of
+from .surface.listing import namer
 
 #: Optional features an adapter may declare; rules that need an undeclared
 #: feature are "not applicable". What each is, and how NamespaceAdapter detects it, is in
@@ -231,6 +232,15 @@ class NamespaceAdapter:
 
     def has_torch_function(self, kind: str, args: Sequence[object]) -> bool:
         return bool(self.func(kind)(*args))
+
+    def overridable(self) -> list[tuple[str, Callable[..., Any], Any]] | None:
+        """The callables the namespace lists as overridable (``overrides.get_testing_overrides()``,
+        each with a dummy of its signature), named as a user writes them; ``None`` without it."""
+        table = getattr(getattr(self.ns, "overrides", None), "get_testing_overrides", None)
+        if not callable(table):
+            return None
+        name_of = namer(self.ns)
+        return [(name_of(func), func, template) for func, template in dict(table()).items()]
 
     def reset(self) -> list[str]:
         """Clear any mode left behind; return what was found (for the verdicts)."""

@@ -30,7 +30,7 @@ __all__ = ["APPLICABLE", "RESERVED_PROPERTIES", "may_name", "sandboxed"]
 APPLICABLE = "applicable"
 #: What a body in the child may not record: the properties the suite's process records itself.
 RESERVED_PROPERTIES = frozenset({"excused_rules", "compilation", "examples", "scenarios",
-                                 "excused_scenarios", "cut_short_scenarios"})
+                                 "excused_scenarios", "cut_short_scenarios", "surface"})
 
 
 Body = Callable[..., None]

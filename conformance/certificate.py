@@ -32,10 +32,31 @@ __all__ = [
 ]
 
 #: Bumped whenever the certificate's shape changes incompatibly.
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 
 _ID: Final = r"^TFM_[A-Z]+_\d{3}$"
 _STR: Final[dict[str, Any]] = {"type": "string"}
+
+_SURFACE: Final[dict[str, Any]] = {
+    "description": "the surface sweep (conformance.suite.test_surface): every callable the "
+                   "implementation lists, with its verdict and the rules it breaks, and those "
+                   "it could not call with the reason; null: not run (no listing, or not "
+                   "selected)",
+    "required": ["listed", "checked", "passed", "functions", "not_called"],
+    "additionalProperties": False,
+    "properties": {
+        "listed": {"type": ["integer", "null"], "minimum": 0},
+        "checked": {"type": "integer", "minimum": 0},
+        "passed": {"type": "integer", "minimum": 0},
+        "functions": {"type": "object", "additionalProperties": {
+            "type": "object", "required": ["verdict", "rules", "detail"],
+            "additionalProperties": False,
+            "properties": {"verdict": {"enum": ["pass", "fail", "expected_failure"]},
+                           "rules": {"type": "array", "items": {"type": "string", "pattern": _ID}},
+                           "detail": {"type": "string"}}}},
+        "not_called": {"type": "object", "additionalProperties": {"type": "string"}},
+    },
+}
 
 _FAILURE: Final[dict[str, Any]] = {
     "type": "object",
@@ -120,12 +141,13 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
                  "summary", "stale_expected_failures", "noise_warnings", "rules"],
     "additionalProperties": False,
     "properties": {
-        "schema_version": {"enum": [2, 3, 4, SCHEMA_VERSION],
-                           "description": "5 added evidence (digests and the invocation, for "
+        "schema_version": {"enum": [2, 3, 4, 5, SCHEMA_VERSION],
+                           "description": "6 added surface (the surface sweep's table); "
+                                          "5 added evidence (digests and the invocation, for "
                                           "python -m conformance verify); 4 added "
                                           "not_compiled and run.compile (--compile); 3 added "
-                                          "not_selected and run.selection (partial runs); 2, "
-                                          "3 and 4 are still read"},
+                                          "not_selected and run.selection (partial runs); 2 "
+                                          "to 5 are still read"},
         "suite_version": {"type": "string", "description": "conformance.__version__"},
         "spec_version": {
             "type": "object",
@@ -265,9 +287,10 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
         "evidence": {**EVIDENCE_SCHEMA, "type": ["object", "null"],
                      "description": EVIDENCE_SCHEMA["description"] + "; null: the certificate "
                                     "was not made by a run (nothing to verify)"},
+        "surface": {**_SURFACE, "type": ["object", "null"]},
     },
     "if": {"properties": {"schema_version": {"const": SCHEMA_VERSION}}},
-    "then": {"required": ["evidence"]},
+    "then": {"required": ["evidence", "surface"]},
     "$defs": {"rule": _RULE, "failure": _FAILURE},
 }
 
@@ -289,7 +312,8 @@ def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any]
                       rules: Mapping[str, Any], stale: Sequence[str],
                       generated_at: str | None = None,
                       noise_warnings: Sequence[Mapping[str, Any]] = (),
-                      evidence: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                      evidence: Mapping[str, Any] | None = None,
+                      surface: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The certificate document (see :data:`CERTIFICATE_SCHEMA`)."""
     now = generated_at or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     return {
@@ -319,6 +343,7 @@ def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any]
         "noise_warnings": [dict(n) for n in noise_warnings],
         "rules": dict(rules),
         "evidence": None if evidence is None else dict(evidence),
+        "surface": None if surface is None else dict(surface),
     }
 
 

@@ -13,14 +13,17 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10
     import tomli as tomllib
 
-__all__ = ["ExpectationsError", "load_expectations", "load_scopes", "parse_expectations",
-           "parse_scopes", "stale_entries"]
+__all__ = ["ExpectationsError", "load_expectations", "load_scopes", "load_surface_scopes",
+           "parse_expectations", "parse_scopes", "parse_surface_scopes", "stale_entries"]
 
 #: The keys of an entry: the reason (required), a reproduction (optional, for readers), and the
 #: functions whose dispatch the divergence is seen in (optional; without it, any function).
-_KEYS = ("reason", "snippet", "functions")
+_KEYS = ("reason", "snippet", "functions", "surface")
 #: Verdicts under which an expected-failure entry is in use (see :mod:`conformance.report`).
 _FAILING = ("fail", "expected_failure")
+#: The scope of an entry that lists only ``surface`` callables: it excuses no scenario's
+#: divergence (no function of the vocabulary has this name).
+NOWHERE = frozenset({"(surface callables only)"})
 
 
 class ExpectationsError(ValueError):
@@ -62,6 +65,10 @@ def parse_expectations(text: str, known: Collection[str], where: str = "<text>")
         if not isinstance(functions, list) or not all(f in FUNCS for f in functions):
             raise ExpectationsError(f"{where}: [{rule_id}] functions must be an array of the "
                                     f"vocabulary's function names ({', '.join(FUNCS)})")
+        surface = entry.get("surface", [])
+        if not isinstance(surface, list) or not all(isinstance(f, str) and f for f in surface):
+            raise ExpectationsError(f"{where}: [{rule_id}] surface must be an array of the names "
+                                    "of listed callables (as the certificate's surface table shows them)")
         out[rule_id] = _one_line(reason)
     return out
 
@@ -75,7 +82,8 @@ def parse_scopes(text: str, known: Collection[str], where: str = "<text>") -> di
     """
     parse_expectations(text, known, where)
     data = tomllib.loads(text)
-    return {rule_id: frozenset(entry.get("functions", [])) for rule_id, entry in data.items()}
+    return {rule_id: frozenset(entry.get("functions", [])) if "functions" in entry or
+            "surface" not in entry else NOWHERE for rule_id, entry in data.items()}
 
 
 def _read(path: str | Path) -> str:
@@ -95,6 +103,25 @@ def load_expectations(path: str | Path, known: Collection[str]) -> dict[str, str
 def load_scopes(path: str | Path, known: Collection[str]) -> dict[str, frozenset[str]]:
     """The entries' scopes (see :func:`parse_scopes`) of the file at ``path``."""
     return parse_scopes(_read(path), known, str(path))
+
+
+def parse_surface_scopes(text: str, known: Collection[str],
+                         where: str = "<text>") -> dict[str, frozenset[str] | None]:
+    """``{rule_id: callables}``: where each entry excuses a divergence of the surface sweep.
+
+    ``surface`` lists the callables; an entry scoped to ``functions`` only excuses none of the
+    sweep's; an entry with neither excuses the rule everywhere (``None``).
+    """
+    parse_expectations(text, known, where)
+    data = tomllib.loads(text)
+    return {rule_id: (frozenset(entry["surface"]) if "surface" in entry
+                      else frozenset() if "functions" in entry else None)
+            for rule_id, entry in data.items()}
+
+
+def load_surface_scopes(path: str | Path, known: Collection[str]) -> dict[str, frozenset[str] | None]:
+    """The surface scopes (see :func:`parse_surface_scopes`) of the file at ``path``."""
+    return parse_surface_scopes(_read(path), known, str(path))
 
 
 def stale_entries(expected: Mapping[str, str], verdicts: Mapping[str, str]) -> list[str]:

@@ -172,7 +172,7 @@ def _finish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
              **_compile_entry(state)},
         certify=state.certify, level=level, summary=summary(verdicts),
         rules=rule_entries(verdicts), stale=stale, noise_warnings=noise.summary(state.noise),
-        evidence=state.evidence)
+        evidence=state.evidence, surface=state.surface)
     state.lines = [] if state.early else _header(state)  # the header came too early for it
     if problems:
         state.lines += [f"INCOMPLETE RUN: {p}" for p in problems]

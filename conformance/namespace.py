@@ -122,6 +122,9 @@ NAMES: tuple[Name, ...] = (
          "which no overloaded argument's handler runs.", required=BOTH),
     Name("_C.DisableTorchFunctionSubclass", "`DisableTorchFunctionSubclass()`: a context "
          "manager that disables the subclasses' handlers but not the modes.", optional=BOTH),
+    Name("overrides.get_testing_overrides", "`get_testing_overrides()`: a dict from every "
+         "overridable callable to a function with the same parameters (the surface sweep "
+         "calls each).", optional=BOTH),
     # -- the 2022 generation -------------------------------------------------------------------
     Name("overrides.push_torch_function_mode", "`push_torch_function_mode(ctor)`: a context "
          "manager that calls `ctor(inner=<the current mode>)`, makes the result current and "
@@ -169,6 +172,10 @@ FEATURES: tuple[Feature, ...] = (
             ("2022",), ("_C._get_torch_function_mode", "_C._set_torch_function_mode")),
     Feature("disable-subclass", "`DisableTorchFunctionSubclass`, which turns the subclasses' "
             "handlers off and leaves the modes on.", BOTH, ("_C.DisableTorchFunctionSubclass",)),
+    Feature("surface", "A list of every overridable callable with a dummy of its signature, "
+            "`overrides.get_testing_overrides()` (a dict from each callable to a function of "
+            "the same parameters): the surface sweep calls each of them (an adapter declares "
+            "it with an `overridable()` method).", BOTH, ("overrides.get_testing_overrides",)),
 )
 
 

