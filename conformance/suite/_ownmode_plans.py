@@ -121,21 +121,22 @@ def script_body(plan: Plan) -> str:
         body.append(f"blocks.enter_context(user('B{i}'))")
     if plan.set_in_modes is not None:
         body.append(f"ad.set_default_device({plan.set_in_modes!r})")
-    body.append(f"show('expected {plan.base_stack()}, on {plan.factory_device(0)}:')")
+    body.append(f"show({f'expected {plan.base_stack()}, on {plan.factory_device(0)}:'!r})")
     for depth, device in enumerate(plan.blocks, 1):
         body.append(f"blocks.enter_context(ad.device_context({device!r}))")
-        body.append(f"show('expected {plan.block_stack(depth)}, on {plan.factory_device(depth)}:')")
+        label = f"expected {plan.block_stack(depth)}, on {plan.factory_device(depth)}:"
+        body.append(f"show({label!r})")
     for i in range(plan.above):
         body.append(f"blocks.enter_context(user('A{i}'))")
     body.append("seen.clear()")
     call = f"ones(2, device={EXPLICIT!r})" if plan.explicit else "ones(2)"
-    body.append(f"print('{call} creates on', ad.device_of({call}), "
-                f"'- expected {plan.probe_device()}')")
-    body.append(f"print('keywords seen:', seen, '- expected above the blocks {plan.seen_above()}, "
-                f"below them {plan.seen_below()}')")
+    body.append(f"print({call + ' creates on'!r}, ad.device_of({call}), "
+                f"{'- expected ' + plan.probe_device()!r})")
+    expected = f"- expected above the blocks {plan.seen_above()}, below them {plan.seen_below()}"
+    body.append(f"print('keywords seen:', seen, {expected!r})")
     lines += [f"    {line}" for line in body]
-    lines.append(f"show('after every block, expected {[f'device:{plan.setting}'] if plan.setting else []}, "
-                 f"on {plan.setting or INITIAL}:')")
+    after = [f"device:{plan.setting}"] if plan.setting else []
+    lines.append(f"show({f'after every block, expected {after}, on {plan.setting or INITIAL}:'!r})")
     lines.append("ad.set_default_device(None)")
-    lines.append(f"show('after set_default_device(None), expected [], on {INITIAL}:')")
+    lines.append(f"show({f'after set_default_device(None), expected [], on {INITIAL}:'!r})")
     return "\n".join(lines)
