@@ -155,7 +155,7 @@ NAMES: tuple[Name, ...] = (
          "`device=` create on `name` from now on, in the calling thread; `None` undoes it.",
          optional=("stack",)),
     Name("get_default_device", "`get_default_device()`: the device the factories without "
-         "`device=` create on; where it is missing the suite reads only the factories.",
+         "`device=` create on, compared with where they create.",
          optional=("stack",)),
     Name("utils._device.DeviceContext", "The mode class behind `with device(...)` and "
          "`set_default_device`; the suite recognises it on the mode stack by it (the adapter "
@@ -185,6 +185,9 @@ FEATURES: tuple[Feature, ...] = (
             "device(...)` and `set_default_device` put a mode on the stack that fills in "
             "`device=` for the factories (the OWNMODE rules).", ("stack",),
             ("device", "set_default_device", "utils._device.DeviceContext")),
+    Feature("default-device", "`get_default_device()`, which says where the factories without "
+            "`device=` create (TFM_OWNMODE_005; torch from 2.3).", ("stack",),
+            ("get_default_device",)),
 )
 
 #: Submodules of the namespace the adapter imports before it looks names up, so the names

@@ -166,10 +166,10 @@ def _run_blocks(ad: Any, plan: Plan, seen: dict[str, list[dict[str, str]]]) -> N
 # -- the generated plans ---------------------------------------------------------------------
 
 
-@pytest.mark.rule("TFM_OWNMODE_001", "TFM_OWNMODE_002", "TFM_OWNMODE_003", "TFM_OWNMODE_005")
+@pytest.mark.rule("TFM_OWNMODE_001", "TFM_OWNMODE_002", "TFM_OWNMODE_003")
 @pytest.mark.generation("stack")
 @pytest.mark.feature("device-context")
-@sandboxed
+@sandboxed(names=("TFM_OWNMODE_005",))  # where there is a get_default_device, it is checked too
 def test_device_context_composes_with_user_modes(adapter: Adapter, impl_spec: str,
                                                  record_property: Record) -> None:
     current = settings()
@@ -382,3 +382,51 @@ def test_set_default_device_inside_a_device_block(adapter: Adapter, impl_spec: s
         fail(record_property, ("TFM_OWNMODE_006",),
              "then after set_default_device(None): the mode stack and where ones(1) creates",
              ([], INITIAL), cleared, script)
+
+
+# -- get_default_device ------------------------------------------------------------------------
+
+_DEFAULT = '''
+def both(label):
+    print(label, "- get_default_device():", ad.default_device(), "- ones(1) on:", ad.device_of(ones(1)))
+
+
+both("initially")
+with ad.device_context("meta"):
+    both("in with device('meta')")
+    with ad.device_context("cpu"):
+        both("nested with device('cpu')")
+ad.set_default_device("meta")
+both("after set_default_device('meta')")
+with user("U"):
+    both("in a user mode's block")
+ad.set_default_device(None)
+both("after set_default_device(None)")
+'''
+
+
+@pytest.mark.rule("TFM_OWNMODE_005")
+@pytest.mark.generation("stack")
+@pytest.mark.feature("device-context", "default-device")
+@sandboxed
+def test_get_default_device_agrees_with_the_factories(adapter: Adapter, impl_spec: str,
+                                                      record_property: Record) -> None:
+    script = adapter_script(impl_spec, "test_get_default_device_agrees_with_the_factories",
+                            _PRELUDE + _DEFAULT)
+    ad: Any = adapter
+    seen: dict[str, list[dict[str, str]]] = {}
+    try:
+        with _clean(ad):
+            _check_default(ad, "initially")
+            with ad.device_context("meta"):
+                _check_default(ad, "inside with device('meta')")
+                with ad.device_context("cpu"):
+                    _check_default(ad, "inside with device('cpu') nested in with device('meta')")
+            ad.set_default_device("meta")
+            _check_default(ad, "after set_default_device('meta')")
+            with _user(ad, "U", seen):
+                _check_default(ad, "inside a user mode's block after set_default_device('meta')")
+            ad.set_default_device(None)
+            _check_default(ad, "after set_default_device(None)")
+    except _Broken as broken:
+        fail(record_property, broken.rules, broken.where, broken.expected, broken.observed, script)
