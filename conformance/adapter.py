@@ -149,6 +149,7 @@ class NamespaceAdapter:
         self.TorchFunctionMode: type = module.overrides.TorchFunctionMode
         self.BaseTorchFunctionMode: type = module.overrides.BaseTorchFunctionMode
         self.disabled_impl: object = module._C._disabled_torch_function_impl
+        _import_submodules(module)
         self.features = contract.features(self.generation, lambda name: _has(module, name))
         self.stack_version: str | None = None
         if self.generation == "stack":
@@ -242,6 +243,34 @@ class NamespaceAdapter:
         name_of = namer(self.ns)
         return [(name_of(func), func, template) for func, template in dict(table()).items()]
 
+    # -- the device-context mode (feature device-context; not protocol members) -------------
+
+    def device_context(self, device: str) -> ContextManager[Any]:
+        """``with device(name):``, the implementation's own mode for the block."""
+        return self.ns.device(device)  # type: ignore[no-any-return]
+
+    def set_default_device(self, device: str | None) -> None:
+        self.ns.set_default_device(device)
+
+    def default_device(self) -> str | None:
+        """``str(get_default_device())``; None where the namespace has no get_default_device.
+        Not under ``disable()``: torch's answer may come from a factory call, which the modes
+        on the stack see."""
+        if not _has(self.ns, "get_default_device"):
+            return None
+        return str(self.ns.get_default_device())
+
+    def device_of(self, t: Any) -> str:
+        """The device a tensor is on, read with every handler off."""
+        with self.disable():
+            return str(t.device)
+
+    def device_mode_device(self, mode: object) -> str | None:
+        """The device of a device-context mode on the stack; None for any other mode."""
+        if not isinstance(mode, self.ns.utils._device.DeviceContext):
+            return None
+        return str(mode.device)
+
     def reset(self) -> list[str]:
         """Clear any mode left behind; return what was found (for the verdicts)."""
         leaked: list[str] = []
@@ -308,6 +337,16 @@ def _protocol_members() -> list[str]:
     names = set(Adapter.__annotations__) - OPTIONAL_MEMBERS
     names |= {n for n in vars(Adapter) if not n.startswith("_")}
     return sorted(names)
+
+
+def _import_submodules(module: ModuleType) -> None:
+    """Import the namespace's submodules that hold optional names (contract.SUBMODULES); one
+    that is missing or raises while importing leaves its names missing."""
+    if not hasattr(module, "__path__"):  # a plain module has no submodules to import
+        return
+    for sub in contract.SUBMODULES:
+        with contextlib.suppress(Exception):
+            importlib.import_module(f"{module.__name__}.{sub}")
 
 
 @contextlib.contextmanager

@@ -151,6 +151,18 @@ NAMES: tuple[Name, ...] = (
          " the modes on the stack as a list, bottom first.", required=("stack",)),
     Name("overrides._pop_mode", "`_pop_mode()`: pops and returns the top mode; the suite "
          "clears modes a failed test left on the stack with it.", required=("stack",)),
+    # -- torch's own mode: the device context (feature device-context) ------------------------
+    Name("device", "`device(name)`: a device object (`cpu`, `meta`); `with device(name):` "
+         "makes the factories without `device=` create on it for the block.", optional=("stack",)),
+    Name("set_default_device", "`set_default_device(name)`: makes the factories without "
+         "`device=` create on `name` from now on, in the calling thread; `None` undoes it.",
+         optional=("stack",)),
+    Name("get_default_device", "`get_default_device()`: the device the factories without "
+         "`device=` create on, compared with where they create.",
+         optional=("stack",)),
+    Name("utils._device.DeviceContext", "The mode class behind `with device(...)` and "
+         "`set_default_device`; the suite recognises it on the mode stack by it (the adapter "
+         "imports `utils._device` first).", optional=("stack",)),
     # -- what the report shows -----------------------------------------------------------------
     Name("__version__", "The version shown in the report (else `unknown`); in the stack "
          "generation, a version starting with `1.` follows torch 1.13 where 1.13 and 2.x "
@@ -176,7 +188,20 @@ FEATURES: tuple[Feature, ...] = (
             "`overrides.get_testing_overrides()` (a dict from each callable to a function of "
             "the same parameters): the surface sweep calls each of them (an adapter declares "
             "it with an `overridable()` method).", BOTH, ("overrides.get_testing_overrides",)),
+
+    Feature("device-context", "A device-context mode of the implementation's own: `with "
+            "device(...)` and `set_default_device` put a mode on the stack that fills in "
+            "`device=` for the factories (the OWNMODE rules).", ("stack",),
+            ("device", "set_default_device", "utils._device.DeviceContext")),
+    Feature("default-device", "`get_default_device()`, which says where the factories without "
+            "`device=` create (TFM_OWNMODE_005; torch from 2.3).", ("stack",),
+            ("get_default_device",)),
 )
+
+#: Submodules of the namespace the adapter imports before it looks names up, so the names
+#: under them can be found (torch does not import ``torch.utils._device`` itself); one that
+#: cannot be imported leaves its names missing.
+SUBMODULES: tuple[str, ...] = ("utils._device",)
 
 
 def by_path() -> dict[str, Name]:

@@ -66,6 +66,7 @@ AREA_ORDER: Final = (
     "THREAD",
     "ERROR",
     "STACK",
+    "OWNMODE",
     "TEXT",
 )
 

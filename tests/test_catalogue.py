@@ -131,6 +131,10 @@ PLANNED_2022_ONLY: tuple[str, ...] = (
 #: The stack generation's own rules (area STACK), added with the stack profile.
 STACK_IDS: tuple[str, ...] = tuple(f"TFM_STACK_{n:03d}" for n in range(1, 16))
 
+#: The rules of the implementation's own modes (area OWNMODE: the device context), checked by
+#: the suite's tests in conformance/suite/test_ownmodes.py; all of the stack generation.
+OWNMODE_IDS: tuple[str, ...] = tuple(f"TFM_OWNMODE_{n:03d}" for n in range(1, 7))
+
 #: The texts of errors and warnings, per release (area TEXT), checked against spec/texts.toml.
 TEXT_IDS: tuple[str, ...] = tuple(f"TFM_TEXT_{n:03d}" for n in range(1, 13))
 #: The TEXT rules of texts only the stack generation has.
@@ -160,8 +164,12 @@ AREAS: tuple[str, ...] = (
     "THREAD",
     "ERROR",
     "STACK",
+    "OWNMODE",
     "TEXT",
 )
+
+#: Areas whose every rule rests on API that only the stack generation has.
+AREAS_STACK_ONLY: tuple[str, ...] = ("STACK", "OWNMODE")
 
 #: Areas whose every rule rests on API that only the 2022 generation has.
 AREAS_2022_ONLY: tuple[str, ...] = ("ENABLE", "SUBMODE")
@@ -197,7 +205,7 @@ def test_shipped_files_follow_the_schema_per_jsonschema() -> None:
 
 def test_every_planned_id_is_present_and_nothing_else(catalogue: Catalogue) -> None:
     assert len(set(PLANNED_IDS)) == len(PLANNED_IDS)
-    assert catalogue.ids() == PLANNED_IDS + STACK_IDS + TEXT_IDS
+    assert catalogue.ids() == PLANNED_IDS + STACK_IDS + OWNMODE_IDS + TEXT_IDS
 
 
 def test_levels_match_the_plan(catalogue: Catalogue) -> None:
@@ -223,8 +231,9 @@ def test_generations(catalogue: Catalogue) -> None:
     for rule in catalogue:
         assert rule.generations, rule.id
         assert set(rule.generations) <= set(GENERATIONS), rule.id
-        # Only the STACK area, and the TEXT rules of its texts, hold rules the 2022 design lacks.
-        stack_only = rule.area == "STACK" or rule.id in STACK_TEXT_IDS
+        # Only the STACK and OWNMODE areas, and the TEXT rules of the stack's texts, hold rules
+        # the 2022 design lacks.
+        stack_only = rule.area in AREAS_STACK_ONLY or rule.id in STACK_TEXT_IDS
         assert ("2022" in rule.generations) is not stack_only, rule.id
         assert rule.versions == VERSIONED.get(rule.id, rule.versions), rule.id
         assert not rule.versions or "stack" in rule.generations, rule.id
@@ -238,7 +247,7 @@ def test_generations(catalogue: Catalogue) -> None:
 @pytest.mark.parametrize("area", AREAS)
 def test_each_area_has_rules_in_its_generations(catalogue: Catalogue, area: str) -> None:
     rules = catalogue.area(area).rules
-    assert any("2022" in r.generations for r in rules) is (area != "STACK")
+    assert any("2022" in r.generations for r in rules) is (area not in AREAS_STACK_ONLY)
     has_stack = any("stack" in r.generations for r in rules)
     assert has_stack is (area not in AREAS_2022_ONLY)
 
@@ -252,7 +261,8 @@ def test_queries(catalogue: Catalogue) -> None:
         catalogue.for_generation("2023")
     stack = catalogue.for_generation("stack")
     assert stack and all("stack" in r.generations for r in stack)
-    assert len(catalogue.for_generation("2022")) == len(catalogue) - len(STACK_IDS) - len(STACK_TEXT_IDS)
+    assert len(catalogue.for_generation("2022")) == (len(catalogue) - len(STACK_IDS) - len(OWNMODE_IDS)
+                                                     - len(STACK_TEXT_IDS))
     assert catalogue.rules == tuple(catalogue)
 
 

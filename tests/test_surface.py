@@ -157,3 +157,10 @@ def test_arguments_follow_the_signature_and_the_implementation_s_errors() -> Non
     method = construct(lambda self, other: -1, None, None, method=True)
     assert method is not None
     assert refine(method, "f(): argument 'x' (position 0) must be int, not Tensor", None) is None
+
+
+def test_the_sweep_s_test_is_marked_with_every_rule_the_judge_may_fail() -> None:
+    from conformance.suite.test_surface import test_every_listed_callable_dispatches as sweep_test
+
+    marks = [m for m in getattr(sweep_test, "pytestmark", []) if m.name == "rule"]
+    assert {rule for mark in marks for rule in mark.args} == set(judge.RULES)
