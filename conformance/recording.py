@@ -201,7 +201,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         if key == NOISE_PROPERTY and isinstance(value, str):
             noise.merge(state.noise, value)
         if key == SURFACE_PROPERTY and isinstance(value, str) and report.when == "call":
-            state.surface = _surface_table(value)
+            state.surface = _merged(state.surface, _surface_table(value))
         if key == OUTCOME_PROPERTY and isinstance(value, str):
             outcome = TestOutcome.from_json(value)
             state.outcomes[outcome.nodeid] = outcome
@@ -219,6 +219,20 @@ def _surface_table(value: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return table if isinstance(table, dict) else None
+
+
+def _merged(table: dict[str, Any] | None, more: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The tables of the two surface tests as one: the listed callables and the syntax forms."""
+    if table is None or more is None:
+        return table or more
+    try:
+        return {"listed": (table["listed"] or 0) + (more["listed"] or 0),
+                "checked": table["checked"] + more["checked"],
+                "passed": table["passed"] + more["passed"],
+                "functions": {**table["functions"], **more["functions"]},
+                "not_called": {**table["not_called"], **more["not_called"]}}
+    except (KeyError, TypeError):
+        return table
 
 
 def _properties(item: pytest.Item) -> dict[str, Any]:

@@ -68,21 +68,36 @@ class Tensor:
         """``neg()``: native method; handlers see ``func is Tensor.neg``."""
         return dispatch(Tensor.neg, "reference_impl.Tensor.neg", neg_kernel, (self, *args), kwargs)
 
+    @property
+    def real(self) -> Any:
+        """The real part (the values themselves): a dispatched property, whose handlers see
+        ``func`` as the property's getter, ``Tensor.real.__get__``, and ``args == (x,)``."""
+        return dispatch(Tensor.real.__get__, "reference_impl.Tensor.real", _real_kernel, (self,), {})
+
     def __add__(self, other: Any) -> Any:
-        # As in torch, a TypeError becomes NotImplemented so Python can try the reflected add.
-        try:
-            return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, other), {})
-        except TypeError:
+        # An operand add does not take gives NotImplemented, so Python can try the reflected
+        # add (as in torch); a TypeError of a handler propagates as itself (TFM_SYNTAX_002).
+        if not _operand(other):
             return NotImplemented
+        return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, other), {})
 
     def __radd__(self, other: Any) -> Any:
-        try:
-            return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, other), {})
-        except TypeError:
+        if not _operand(other):
             return NotImplemented
+        return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, other), {})
 
 
 _C._set_tensor_class(Tensor)
+
+
+def _real_kernel(input: Any) -> Tensor:
+    return wrap(list(data_of(input)))
+
+
+def _operand(other: Any) -> bool:
+    """Whether ``other`` is an operand of the arithmetic operators: a tensor, a number, or an
+    object with a ``__torch_function__`` (its handler decides)."""
+    return isinstance(other, (Tensor, int, float)) or hasattr(type(other), "__torch_function__")
 
 
 def tensor(data: Iterable[float]) -> Tensor:

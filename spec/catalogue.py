@@ -62,6 +62,7 @@ AREA_ORDER: Final = (
     "SUBMODE",
     "SELF",
     "REACH",
+    "SYNTAX",
     "DISABLE",
     "THREAD",
     "ERROR",

@@ -15,6 +15,7 @@ from conformance.expectations import NOWHERE, parse_scopes, parse_surface_scopes
 from conformance.surface import judge
 from conformance.surface.arguments import TENSOR, construct, refine
 from conformance.surface.probe import sweep
+from conformance.surface.syntax import syntax
 from reference_impl.overrides import handle_torch_function, has_torch_function
 from spec.catalogue import load_catalogue
 
@@ -164,3 +165,40 @@ def test_the_sweep_s_test_is_marked_with_every_rule_the_judge_may_fail() -> None
 
     marks = [m for m in getattr(sweep_test, "pytestmark", []) if m.name == "rule"]
     assert {rule for mark in marks for rule in mark.args} == set(judge.RULES)
+
+
+def _syntax_rules(ad: NamespaceAdapter) -> dict[str, list[str]]:
+    listed, checked, not_called = judge.read(syntax(ad))
+    verdict = judge.judge(listed, checked, not_called, ad.generation, ad.stack_version, {}, {})
+    return {name: entry["rules"] for name, entry in verdict.table["functions"].items() if entry["rules"]}
+
+
+def test_reference_impl_passes_every_form_its_tensor_has() -> None:
+    _, checked, not_called = judge.read(syntax(NamespaceAdapter(reference_impl)))
+    assert [name for name, _ in checked] == ["x + y", "2 + x", "Tensor.__add__(x, object())",
+                                             "Tensor.__radd__(x, object())", "x.real"]
+    assert all(not problems for _, problems in checked)
+    assert ("x[0]", "Tensor has no __getitem__") in not_called
+
+
+def _swallowing_add(self: Any, other: Any) -> Any:  # the NotImplemented wrapping around dispatch
+    try:
+        return reference_impl.Tensor.add(self, other)
+    except TypeError:
+        return NotImplemented
+
+
+@pytest.mark.parametrize(("patch", "rules"), [
+    (("__add__", _swallowing_add), {"x + y": ["TFM_SYNTAX_002"]}),
+    (("__add__", lambda self, other: reference_impl.Tensor.add(self, other)),
+     {"Tensor.__add__(x, object())": ["TFM_SYNTAX_003"]}),
+    (("real", property(lambda self: reference_impl.tensor(self.tolist()))),
+     {"x.real": ["TFM_SYNTAX_004"]}),
+    (("__radd__", lambda self, other: NotImplemented if isinstance(other, object) and not isinstance(
+        other, (int, float)) else reference_impl.Tensor.neg(self)), {"2 + x": ["TFM_SYNTAX_001"]}),
+], ids=["handler-TypeError-swallowed", "unsupported-operand-raises", "getter-skips-the-mode",
+        "reflected-op-hands-other-args"])
+def test_each_single_bug_of_the_syntax_fails_its_rule(patch: tuple[str, Any], rules: dict[str, list[str]],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reference_impl.Tensor, *patch)
+    assert _syntax_rules(NamespaceAdapter(reference_impl)) == rules

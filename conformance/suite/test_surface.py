@@ -21,18 +21,20 @@ from conformance.runstate import state_of
 from conformance.sandbox import SandboxedImplementation
 from conformance.surface import judge
 from conformance.surface.probe import sweep
+from conformance.surface.syntax import syntax
 
 Record = Callable[[str, object], None]
 #: The property under which the test hands the surface table to the certificate.
 SURFACE_PROPERTY = "surface"
 SWEEP = "conformance.surface.probe:sweep"
+SYNTAX = "conformance.surface.syntax:syntax"
 
 
-def _account(adapter: Adapter) -> Any:
+def _account(adapter: Adapter, target: str = SWEEP) -> Any:
     if isinstance(adapter, SandboxedImplementation):
-        return adapter.call(SWEEP, seconds=min(adapter.body_seconds, 300.0),
+        return adapter.call(target, seconds=min(adapter.body_seconds, 300.0),
                             during="the surface sweep")
-    return sweep(adapter)
+    return (sweep if target == SWEEP else syntax)(adapter)
 
 
 @pytest.mark.rule("TFM_ARGS_001", "TFM_ARGS_002", "TFM_DISABLE_001", "TFM_DISABLE_002",
@@ -41,11 +43,26 @@ def _account(adapter: Adapter) -> Any:
 @pytest.mark.feature("surface")
 def test_every_listed_callable_dispatches(adapter: Adapter, record_property: Record,
                                           request: pytest.FixtureRequest) -> None:
+    _judged(adapter, record_property, request, SWEEP, judge.RULES)
+
+
+@pytest.mark.rule("TFM_SYNTAX_001", "TFM_SYNTAX_002", "TFM_SYNTAX_003", "TFM_SYNTAX_004",
+                  "TFM_ORDER_006")
+def test_every_syntactic_form_dispatches(adapter: Adapter, record_property: Record,
+                                         request: pytest.FixtureRequest) -> None:
+    _judged(adapter, record_property, request, SYNTAX, judge.SYNTAX_RULES)
+
+
+def _judged(adapter: Adapter, record_property: Record, request: pytest.FixtureRequest,
+            target: str, rules_here: tuple[str, ...]) -> None:
     state = state_of(request.config)
     try:
-        listed, checked, not_called = judge.read(_account(adapter))
+        listed, checked, not_called = judge.read(_account(adapter, target))
+        if any(rules_of_problem not in rules_here for rules_of_problem in _rules_named(
+                checked, adapter)):
+            raise judge.SurfaceError("a problem names a check of the other sweep")
     except judge.SurfaceError as exc:
-        record_property("failed_rules", ",".join(judge.RULES))
+        record_property("failed_rules", ",".join(rules_here))
         pytest.fail(f"the implementation misbehaved during the surface sweep: {exc}", pytrace=False)
     if listed is None:
         pytest.fail("the implementation declares the surface feature but lists no callables",
@@ -64,6 +81,11 @@ def test_every_listed_callable_dispatches(adapter: Adapter, record_property: Rec
         f"{rule}: {len(names)} listed callable(s), excused: {', '.join(names[:6])}"
         for rule, names in sorted(verdict.excused.items()))
     pytest.fail(shown, pytrace=False)
+
+
+def _rules_named(checked: list[tuple[str, list[tuple[str, str]]]], adapter: Adapter) -> set[str]:
+    return {judge.rules_of(check, adapter.generation, getattr(adapter, "stack_version", None))
+            for _, problems in checked for check, _ in problems}
 
 
 def _snippet(verdict: judge.Verdict) -> str:

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CHECK_RULES", "SurfaceError", "Verdict", "judge", "read", "rules_of"]
+__all__ = ["CHECK_RULES", "RULES", "SYNTAX_RULES", "SurfaceError", "Verdict", "judge", "read",
+           "rules_of"]
 
 #: The rule each check of the sweep stands for (``disable_mode``: see :func:`rules_of`).
 CHECK_RULES: Mapping[str, str] = {
@@ -21,9 +22,15 @@ CHECK_RULES: Mapping[str, str] = {
     "result": "TFM_ORDER_002", "raise": "TFM_ERROR_005", "duck": "TFM_TYPES_006",
     "notimpl": "TFM_NOTIMPL_001", "disable": "TFM_DISABLE_001",
     "disable_mode": "TFM_STACK_010", "disable_subclass": "TFM_STACK_011",
+    # the syntactic entry points (conformance.surface.syntax)
+    "syntax": "TFM_SYNTAX_001", "syntax_raise": "TFM_SYNTAX_002", "operand": "TFM_SYNTAX_003",
+    "property": "TFM_SYNTAX_004", "index_duck": "TFM_ORDER_006",
 }
-#: Every rule the sweep may fail.
-RULES = tuple(sorted({*CHECK_RULES.values(), "TFM_DISABLE_002"}))
+_SYNTAX_CHECKS = ("syntax", "syntax_raise", "operand", "property", "index_duck")
+#: Every rule the sweep of listed callables may fail, and those of the syntactic forms.
+RULES = tuple(sorted({*(r for c, r in CHECK_RULES.items() if c not in _SYNTAX_CHECKS),
+                      "TFM_DISABLE_002"}))
+SYNTAX_RULES = tuple(sorted(CHECK_RULES[c] for c in _SYNTAX_CHECKS))
 _MAX_TEXT = 400
 _MAX_ENTRIES = 20_000
 

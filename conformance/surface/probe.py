@@ -54,6 +54,8 @@ class Probe:
         self.calls: list[tuple[str, Any, tuple[type, ...], tuple[Any, ...], Any]] = []
         self.behaviour = "answer"
         self.raised: BaseException | None = None
+        #: What the handlers answer instead of ``answer`` (a conversion must answer its type).
+        self.typed_answer: Any = None
         probe = self
 
         def handler(owner: str) -> Callable[..., Any]:
@@ -62,10 +64,11 @@ class Probe:
                 probe.calls.append((owner, func, tuple(types), tuple(args), kwargs))
                 if owner == "mode" and probe.behaviour == "decline":
                     return NotImplemented
-                if owner == "mode" and probe.behaviour == "raise":
-                    probe.raised = Boom("raised by the handler")
+                if owner == "mode" and probe.behaviour in ("raise", "type_error"):
+                    probe.raised = (Boom if probe.behaviour == "raise" else TypeError)(
+                        "raised by the handler")
                     raise probe.raised
-                return probe.answer
+                return probe.answer if probe.typed_answer is None else probe.typed_answer
             return __torch_function__
 
         meta = type(adapter.TorchFunctionMode)
@@ -104,6 +107,8 @@ def _same(observed: Any, written: Any) -> bool:
                 and all(_same(o, w) for o, w in zip(observed, written, strict=True)))
     if isinstance(written, (bool, int, float, str)) or written is None:
         return type(observed) is type(written) and observed == written
+    if isinstance(written, slice) or written is Ellipsis:
+        return bool(observed == written)
     return observed is written
 
 

@@ -1,0 +1,226 @@
+"""The syntactic entry points of a Tensor, in the implementation's sandbox.
+
+Indexing, index assignment, infix, reflected, in-place and unary operators, comparisons, the
+conversions and protocols (``len``, ``reversed``, ``format``, ``bool``, ``int``, ``float``) and
+the dispatched properties reach dispatch through the interpreter, each by its own code path.
+Each *form* is evaluated under a recording mode: the mode's handler must run once, with a
+callable of the Tensor class as ``func``, the tensor first among ``args`` and the other operand
+as written after it, and its answer must be the expression's value; a handler's exception,
+``TypeError`` included, must come out of the expression as the same object. Binary operators
+given an operand they do not support return ``NotImplemented``, so that Python tries the
+reflected one; and a list of duck-typed objects used as an index reaches their handler. A form
+applies when the implementation's Tensor defines the special method it needs; one that does not
+is listed as not called. The account has the shape of :func:`conformance.surface.probe.sweep`'s.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from .listing import listed, namer, same_callable
+from .probe import Probe, _same, _shown
+
+__all__ = ["FORMS", "syntax"]
+
+#: (form, the special method it needs, what the handler answers, a builder of the thunk and of
+#: the arguments the handler must see): the builder gets x, y (tensors), s (a one-element
+#: tensor) and i (an index tensor).
+Form = tuple[str, str, Any, Callable[..., tuple[Callable[[], Any], tuple[Any, ...]]]]
+
+
+_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
+    "&": operator.and_, "==": operator.eq, "!=": operator.ne, "<": operator.lt, ">=": operator.ge,
+}
+
+
+def _binary(symbol: str, method: str, reflected: bool = False) -> Form:
+    """``x OP y``, or ``2 OP x`` (the reflected method), evaluated as Python evaluates it."""
+    apply = _OPERATORS[symbol]
+    text = f"2 {symbol} x" if reflected else f"x {symbol} y"
+    return (text, method, None, lambda x, y, s, i: (
+        (lambda: apply(2, x)) if reflected else (lambda: apply(x, y)),
+        (x, 2) if reflected else (x, y)))
+
+
+def _unary(text: str, method: str, call: Callable[[Any], Any], answer: Any = None,
+           needs: str = "x") -> Form:
+    return (text, method, answer, lambda x, y, s, i: (
+        (lambda: call(s if needs == "s" else x)), (s if needs == "s" else x,)))
+
+
+def _inplace(x: Any, y: Any) -> Any:
+    z = x
+    z += y
+    return z
+
+
+FORMS: tuple[Form, ...] = (
+    ("x[0]", "__getitem__", None, lambda x, y, s, i: ((lambda: x[0]), (x, 0))),
+    ("x[0:1]", "__getitem__", None, lambda x, y, s, i: ((lambda: x[0:1]), (x, slice(0, 1)))),
+    ("x[...]", "__getitem__", None, lambda x, y, s, i: ((lambda: x[...]), (x, ...))),
+    ("x[None]", "__getitem__", None, lambda x, y, s, i: ((lambda: x[None]), (x, None))),
+    ("x[i]", "__getitem__", None, lambda x, y, s, i: ((lambda: x[i]), (x, i))),
+    ("x[(0,)]", "__getitem__", None, lambda x, y, s, i: ((lambda: x[(0,)]), (x, (0,)))),
+    ("x[[0]]", "__getitem__", None, lambda x, y, s, i: ((lambda: x[[0]]), (x, [0]))),
+    ("x[0] = y", "__setitem__", None, lambda x, y, s, i: (
+        (lambda: x.__setitem__(0, y)), (x, 0, y))),
+    _binary("+", "__add__"), _binary("+", "__radd__", True), _binary("-", "__sub__"),
+    _binary("-", "__rsub__", True), _binary("*", "__mul__"), _binary("*", "__rmul__", True),
+    _binary("/", "__truediv__"), _binary("/", "__rtruediv__", True),
+    _binary("//", "__floordiv__"), _binary("%", "__mod__"), _binary("**", "__pow__"),
+    _binary("**", "__rpow__", True), _binary("@", "__matmul__"), _binary("&", "__and__"),
+    _binary("==", "__eq__"), _binary("!=", "__ne__"), _binary("<", "__lt__"),
+    _binary(">=", "__ge__"),
+    ("x += y", "__iadd__", None, lambda x, y, s, i: ((lambda: _inplace(x, y)), (x, y))),
+    _unary("-x", "__neg__", lambda x: -x), _unary("+x", "__pos__", lambda x: +x),
+    _unary("abs(x)", "__abs__", abs), _unary("~x", "__invert__", lambda x: ~x),
+    _unary("len(x)", "__len__", len, 7), _unary("reversed(x)", "__reversed__", reversed),
+    ("format(x, '')", "__format__", "formatted", lambda x, y, s, i: (
+        (lambda: format(x, "")), (x, ""))),
+    _unary("bool(s)", "__bool__", bool, True, "s"), _unary("int(s)", "__int__", int, 7, "s"),
+    _unary("float(s)", "__float__", float, 7.5, "s"),
+)
+
+_BINARY = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+           "__rtruediv__", "__floordiv__", "__mod__", "__pow__", "__rpow__", "__matmul__",
+           "__and__", "__eq__", "__ne__", "__lt__", "__ge__")
+
+
+def _tensors(ad: Any) -> tuple[Any, Any, Any, Any]:
+    with ad.disable():
+        x, y, s = ad.tensor([1.0, 2.0]), ad.tensor([3.0, 5.0]), ad.tensor([3.0])
+        i = ad.tensor([0.0])
+        converted = getattr(i, "long", None)
+        i = converted() if callable(converted) else i
+    return x, y, s, i
+
+
+def _public(ad: Any) -> Callable[[object], bool]:
+    members = []
+    for attr in dir(ad.Tensor):
+        try:
+            members.append(getattr(ad.Tensor, attr))
+        except Exception:  # an attribute that raises on the class is no handler's func
+            continue
+    ids = {id(m) for m in members}
+    return lambda func: id(func) in ids
+
+
+def _form(probe: Probe, form: Form, public: Callable[[object], bool],
+          name_of: Callable[[object], str]) -> list[list[str]]:
+    text, _, answer, build = form
+    problems: list[list[str]] = []
+    for behaviour in ("answer", "raise", "type_error"):
+        thunk, written = build(*_tensors(probe.adapter))
+        probe.typed_answer = answer
+        result, error = probe.call(thunk, (), {}, lambda b=behaviour: probe.mode(b))  # type: ignore[misc]
+        if behaviour != "answer":
+            if probe.raised is not None and error is not probe.raised:
+                shown = "nothing" if error is None else f"{type(error).__name__}: {error}"
+                problems.append(["syntax_raise", f"the handler raised {probe.raised!r}; "
+                                 f"`{text}` raised {shown}"[:300]])
+            continue
+        runs = probe.calls
+        if len(runs) != 1:
+            seen = ", ".join(name_of(f) for _, f, *_ in runs) or "no handler"
+            problems.append(["syntax", f"`{text}`: expected one run of the mode's handler, saw: {seen}"])
+            continue
+        _, func, _, args, _ = runs[0]
+        if not public(func):
+            problems.append(["syntax", f"`{text}`: the handler's func {name_of(func)} is not a "
+                             "callable of the Tensor class"])
+        if not _same(args[:1], written[:1]) or not _same(args[1:], written[1:]):
+            problems.append(["syntax", f"`{text}`: args were {_shown(args)}, written {_shown(written)}"])
+        expected = probe.answer if answer is None else answer
+        if error is not None or (result is not expected and result != expected
+                                 and not text.startswith(("x[0] =", "reversed"))):
+            got = f"raised {type(error).__name__}" if error is not None else _shown(result)
+            problems.append(["syntax", f"`{text}` gave {got}, not the handler's answer"])
+    probe.typed_answer = None
+    return problems
+
+
+def _operands(probe: Probe) -> list[list[Any]]:
+    """Binary dunders given an operand they do not support; a list of ducks as an index."""
+    ad, checked = probe.adapter, []
+    x, _, _, _ = _tensors(ad)
+    for method in _BINARY:
+        if not _defines(ad.Tensor, method):
+            continue
+        dunder = getattr(ad.Tensor, method)
+        probe.calls = []
+        try:
+            result: Any = dunder(x, object())
+        except Exception as exc:  # the operand is unsupported: NotImplemented is the answer
+            result = exc
+        ok = result is NotImplemented
+        checked.append([f"Tensor.{method}(x, object())", [] if ok else [
+            ["operand", f"returned {_shown(result)}, not NotImplemented"]]])
+    if _defines(ad.Tensor, "__getitem__"):
+        d = probe.Duck()
+        result, error = probe.call(lambda: x[[d]], (), {}, lambda: _nothing())
+        owners = [(owner, f) for owner, f, *_ in probe.calls]
+        ok = len(owners) == 1 and owners[0][0] == "duck" and same_callable(
+            owners[0][1], ad.Tensor.__getitem__) and result is probe.answer
+        checked.append(["x[[duck]]", [] if ok else [
+            ["index_duck", f"the ducks' handler runs: {len(owners)} handler run(s); "
+             f"the value {'raised ' + type(error).__name__ if error else _shown(result)}"]]])
+    return checked
+
+
+def _reader(x: Any, attr: str) -> Callable[[], Any]:
+    return lambda: getattr(x, attr)
+
+
+def _nothing() -> Any:
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
+def _properties(probe: Probe, name_of: Callable[[object], str]) -> list[list[Any]]:
+    """Each listed property getter, read as ``x.name`` under the mode."""
+    entries = listed(probe.adapter) or []
+    checked = []
+    for entry in entries:
+        if not (entry.name.startswith("Tensor.") and entry.name.endswith(".__get__")):
+            continue
+        attr = entry.name.removeprefix("Tensor.").removesuffix(".__get__")
+        x, _, _, _ = _tensors(probe.adapter)
+        result, error = probe.call(_reader(x, attr), (), {}, lambda: probe.mode("answer"))
+        runs = probe.calls
+        ok = (len(runs) == 1 and same_callable(runs[0][1], entry.func) and _same(runs[0][3], (x,))
+              and error is None and result is probe.answer)
+        seen = ", ".join(name_of(f) for _, f, *_ in runs) or "no handler"
+        checked.append([f"x.{attr}", [] if ok else [
+            ["property", f"`x.{attr}`: handler runs: {seen}; the value "
+             f"{'raised ' + type(error).__name__ if error else _shown(result)}"]]])
+    return checked
+
+
+def _defines(cls: type, method: str) -> bool:
+    """Whether ``cls`` (or a base other than ``object``) defines ``method``."""
+    return any(method in vars(base) for base in cls.__mro__ if base is not object)
+
+
+def syntax(adapter: Any) -> dict[str, Any]:
+    """Every form the implementation's Tensor supports, checked; plain data for the judge."""
+    probe = Probe(adapter)
+    name_of = namer(getattr(adapter, "ns", None))
+    public = _public(adapter)
+    checked: list[list[Any]] = []
+    not_called: list[list[str]] = []
+    for form in FORMS:
+        if not _defines(adapter.Tensor, form[1]):
+            not_called.append([form[0], f"Tensor has no {form[1]}"])
+            continue
+        checked.append([form[0], _form(probe, form, public, name_of)])
+        adapter.reset()
+    checked += _operands(probe) + _properties(probe, name_of)
+    adapter.reset()
+    return {"listed": len(checked) + len(not_called), "checked": checked, "not_called": not_called}
+
