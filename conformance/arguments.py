@@ -11,7 +11,6 @@ runs none of the implementation's code but ``type()`` and ``id()``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from spec.model.trace import ArgSeen, Event, HandlerRun
@@ -71,7 +70,8 @@ def described_events(events: Sequence[Event], received: Sequence[tuple[int, Any,
     out = list(events)
     for index, args, kwargs in received:
         event = out[index] if 0 <= index < len(out) else None
-        if isinstance(event, HandlerRun):
-            out[index] = replace(event, args=describe_args(args, idents),
-                                 kwvalues=describe_kwargs(kwargs, idents))
+        if isinstance(event, HandlerRun):  # built whole: dataclasses.replace costs more
+            out[index] = HandlerRun(event.who, event.role, event.func, event.types, event.kwargs,
+                                    event.current, event.bound, event.rules, event.why,
+                                    describe_args(args, idents), describe_kwargs(kwargs, idents))
     return tuple(out)
