@@ -239,12 +239,12 @@ _SPLIT = {"classes": [{"name": "Sub", "behaviour": {"return": 1}}],
           "call": {"func": "split", "args": ["Sub", 1]}}
 _ADD = {"classes": [{"name": "Sub", "behaviour": {"return": 1}}],
         "modes": [{"name": "M", "behaviour": "forward"}], "setup": [{"push": "M"}],
-        "call": {"func": "add", "args": ["plain", "Sub"], "kwargs": {"alpha": 2}}}
+        "call": {"func": "add", "args": ["Sub", "plain"], "kwargs": {"alpha": 2}}}
 
 
 @pytest.mark.parametrize(("impl", "scenario", "observed"), [
     ("tests.mutants.split_keyword_positional", _SPLIT, "(x0, 1, 0)"),
-    ("tests.mutants.add_drops_other", _ADD, "(x0,)"),
+    ("tests.mutants.add_replaces_other", _ADD, "(x0, <other Tensor>)"),
 ])
 def test_a_broken_argument_fails_tfm_args_002(impl: str, scenario: dict[str, Any], observed: str) -> None:
     sc = scenario_from_dict(scenario)
