@@ -241,10 +241,16 @@ _ADD = {"classes": [{"name": "Sub", "behaviour": {"return": 1}}],
         "modes": [{"name": "M", "behaviour": "forward"}], "setup": [{"push": "M"}],
         "call": {"func": "add", "args": ["Sub", "plain"], "kwargs": {"alpha": 2}}}
 
+#: A handler that redispatches hands on the arguments it got: the run of add it causes must see them.
+_REDISPATCHED = {"classes": [{"name": "Sub", "behaviour": {"default": {"return": 1},
+                                                           "on": {"sub": {"redispatch": "add"}}}}],
+                 "call": {"func": "sub", "args": ["Sub", "plain"]}}
+
 
 @pytest.mark.parametrize(("impl", "scenario", "observed"), [
     ("tests.mutants.split_keyword_positional", _SPLIT, "(x0, 1, 0)"),
     ("tests.mutants.add_replaces_other", _ADD, "(x0, <other Tensor>)"),
+    ("tests.mutants.add_replaces_other", _REDISPATCHED, "(x0, <other Tensor>)"),
 ])
 def test_a_broken_argument_fails_tfm_args_002(impl: str, scenario: dict[str, Any], observed: str) -> None:
     sc = scenario_from_dict(scenario)
@@ -256,4 +262,6 @@ def test_a_broken_argument_fails_tfm_args_002(impl: str, scenario: dict[str, Any
         lines = describe_differences(expected, trace, naming, sc)
         assert bool(lines) == fails, (name, lines)
     assert lines[0].endswith(", a handler run, its field 'args' [TFM_ARGS_002]:"), lines
+    if scenario is _REDISPATCHED:  # the run of sub matched; that of the add it redispatched did not
+        assert lines[0].startswith("event 1,") and "for add:" in lines[3], lines
     assert lines[2] == f"  observed: {observed}", lines
