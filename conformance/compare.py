@@ -9,6 +9,7 @@ from dataclasses import replace
 from spec.model.trace import (
     ANY_DICT,
     NONE_OR_EMPTY,
+    ArgSeen,
     Event,
     HandlerRun,
     Message,
@@ -18,6 +19,7 @@ from spec.model.trace import (
     Trace,
     Value,
     WarningEmitted,
+    same_arg,
 )
 
 Naming = dict[tuple[str, str], str]
@@ -53,27 +55,64 @@ def _norm(event: Event) -> Event:
     return replace(event, rules=())
 
 
+def args_match(expected: tuple[ArgSeen, ...] | None, observed: tuple[ArgSeen, ...] | None) -> bool:
+    """TFM_ARGS_002: ``args`` exactly as predicted (``None`` predicted: nothing to compare)."""
+    if expected is None:
+        return True
+    return observed is not None and len(expected) == len(observed) and all(
+        same_arg(e, o) for e, o in zip(expected, observed, strict=True))
+
+
+def kwvalues_match(expected: tuple[tuple[str, ArgSeen], ...] | None,
+                   observed: tuple[tuple[str, ArgSeen], ...] | None) -> bool:
+    """TFM_ARGS_002: every keyword the prediction names reaches the handler with its value.
+
+    Which keys ``kwargs`` has (and whether it is a dict at all) is the ``kwargs`` field's to
+    say: there the rules allow what they allow (a Python-path function's own keywords,
+    TFM_ARGS_004; None or ``{}`` for a spread call, TFM_ARGS_003)."""
+    if not expected:
+        return True
+    seen = dict(observed or ())
+    return all(key in seen and same_arg(value, seen[key]) for key, value in expected)
+
+
+def _field_matches(expected: HandlerRun, observed: HandlerRun, name: str) -> bool:
+    if name == "args":
+        return args_match(expected.args, observed.args)
+    if name == "kwvalues":
+        return kwvalues_match(expected.kwvalues, observed.kwvalues)
+    exp_value, obs_value = getattr(expected, name), getattr(observed, name)
+    if name == "role":
+        return (exp_value if exp_value != "submode" else "subclass") == (
+            obs_value if obs_value != "submode" else "subclass")
+    if name == "kwargs" and exp_value == ANY_DICT:
+        return obs_value is not None
+    if name == "kwargs" and exp_value == NONE_OR_EMPTY:
+        return obs_value in (None, ())
+    return bool(exp_value == obs_value)
+
+
 def event_matches(expected: Event, observed: Event, naming: Naming, only: str | None = None) -> bool:
     """Whether ``observed`` is the event ``expected`` predicts (``only``: compare one field)."""
-    if only is not None and isinstance(expected, HandlerRun) and isinstance(observed, HandlerRun):
-        exp_value, obs_value = getattr(_norm(expected), only), getattr(_norm(observed), only)
-        if only == "kwargs" and exp_value == ANY_DICT:
-            return obs_value is not None
-        if only == "kwargs" and exp_value == NONE_OR_EMPTY:
-            return obs_value in (None, ())
-        return bool(exp_value == obs_value)
+    if isinstance(expected, HandlerRun) and isinstance(observed, HandlerRun):
+        if only is not None:
+            return _field_matches(expected, observed, only)
+        # What ``all(_field_matches(...) for f in FIELDS)`` says, field by field (it runs once
+        # for every event of every scenario).
+        return (expected.who == observed.who and expected.func == observed.func
+                and expected.types == observed.types and expected.current == observed.current
+                and expected.bound == observed.bound
+                and (expected.role == observed.role or _field_matches(expected, observed, "role"))
+                and _field_matches(expected, observed, "kwargs")
+                and args_match(expected.args, observed.args)
+                and kwvalues_match(expected.kwvalues, observed.kwvalues))
     if isinstance(expected, WarningEmitted):
         if not isinstance(observed, WarningEmitted) or expected.category != observed.category:
             return False
         text = observed.message.render()
         # Native warnings may carry a suffix such as "(Triggered internally at ...)".
         return message_pattern(expected.message, naming).match(text) is not None
-    exp, obs = _norm(expected), _norm(observed)
-    if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun) and exp.kwargs == ANY_DICT:
-        return obs.kwargs is not None and replace(exp, kwargs=obs.kwargs) == obs
-    if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun) and exp.kwargs == NONE_OR_EMPTY:
-        return obs.kwargs in (None, ()) and replace(exp, kwargs=obs.kwargs) == obs
-    return exp == obs
+    return _norm(expected) == _norm(observed)
 
 
 def values_equal(expected: Value, observed: Value) -> bool:
@@ -108,7 +147,7 @@ def align(expected: Trace, observed: Trace, naming: Naming) -> Trace:
 
 
 #: A handler run's fields, in the order a divergence is looked for.
-FIELDS = ("who", "role", "types", "func", "kwargs", "current", "bound")
+FIELDS = ("who", "role", "types", "func", "kwargs", "args", "kwvalues", "current", "bound")
 
 
 def first_divergence(expected: Trace, observed: Trace,

@@ -42,7 +42,7 @@ from .strategies import scenarios
 __all__ = ["Finding", "compare_traces", "find_differences", "portable", "render", "translate"]
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
-_FIELDS = ("who", "role", "func", "types", "kwargs", "current", "bound")
+_FIELDS = ("who", "role", "func", "types", "kwargs", "args", "kwvalues", "current", "bound")
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ def _event_text(event: Event | None, names: tuple[str, ...]) -> str:
         if info is not None and info.path == "python" and event.kwargs is not None:
             # The Python path's keywords are whatever the function passes on (TFM_ARGS_004);
             # a scenario's own function passes on exactly its keyword parameters.
-            event = dataclasses.replace(event, kwargs=ANY_DICT)
+            event = dataclasses.replace(event, kwargs=ANY_DICT, kwvalues=None)
     return _canon(repr(event), names)
 
 

@@ -26,6 +26,7 @@ from spec.model.trace import (
     Settled,
     Trace,
     WarningEmitted,
+    show_arg,
 )
 
 from .attribution import event_rules, leak_rules, outcome_rules
@@ -130,6 +131,11 @@ def _show(event: Event | None) -> str:
 
 def _field(event: HandlerRun, name: str) -> str:
     value = getattr(event, name)
+    if name == "args" and value is not None:
+        return "(" + ", ".join(show_arg(a) for a in value) + ("," if len(value) == 1 else "") + ")"
+    if name == "kwvalues" and value is not None:
+        items = ", ".join(f"{k!r}: {show_arg(v)}" for k, v in value)
+        return "{" + items + "}" + (", other keys as kwargs allows" if event.kwargs == ANY_DICT else "")
     if name == "kwargs" and value == ANY_DICT:
         return "a dict (any keys)"
     if name == "kwargs" and value == NONE_OR_EMPTY:

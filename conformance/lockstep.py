@@ -21,6 +21,7 @@ from spec.model.trace import Message, Raised, Returned, Trace
 from spec.model.values import ModeRef, SymTensor, to_value
 
 from .adapter import Adapter
+from .arguments import described_events
 from .attribution import RESTORE_RULES, attribute
 from .compare import differences
 from .divergence import block, describe_differences, show_trace
@@ -155,6 +156,9 @@ class Lockstep(RuleBasedStateMachine):
         else:
             model_args = [SymTensor("Tensor", tensor_data(k), f"x{k}") for k in range(2)]
             impl_args = [self.adapter.tensor(tensor_data(k)) for k in range(2)]
+        # The call's tensors are x0 and x1 on both sides, as in a scenario (TFM_ARGS_002).
+        self.impl.idents = {id(t): f"x{k}" for k, t in enumerate(impl_args) if not isinstance(t, int)}
+        self.impl.received.clear()
         before_model, before_impl = len(self.model.events), len(self.impl.events)
         self.model.value_rules.clear()
         expected: Returned | Raised
@@ -169,8 +173,9 @@ class Lockstep(RuleBasedStateMachine):
             observed: Returned | Raised = Returned(self.impl.observe(self.impl.call(func, impl_args, {})))
         except Exception as exc:
             observed = Raised(name_of(type(exc)), Message((text_of(exc),)))
+        seen = described_events(self.impl.events, self.impl.received, self.impl.idents)
         self.compare(Trace(tuple(self.model.events[before_model:]), expected, None),
-                     Trace(tuple(self.impl.events[before_impl:]), observed, None))
+                     Trace(seen[before_impl:], observed, None))
 
     def exit(self, index: int) -> None:
         model_cm, impl_cm, restores, label = self.open.pop(index)

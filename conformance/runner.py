@@ -53,6 +53,7 @@ from spec.model.trace import (
 )
 
 from .adapter import Adapter
+from .arguments import described_events
 from .noise import first_line, is_protocol_warning
 from .safe import attribute_name, name_of, repr_of, text_of
 
@@ -70,6 +71,8 @@ class Run:
     def __init__(self, scenario: Scenario, adapter: Adapter) -> None:
         self.sc, self.ad = scenario, adapter
         self.events: list[Event] = []
+        #: Per handler run, its event's index and the ``args`` and ``kwargs`` it received.
+        self.received: list[tuple[int, Any, Any]] = []
         self.noise: list[tuple[str, str]] = []
         self.classes: dict[str, type] = {}
         self.mode_classes: dict[str, type] = {}
@@ -167,7 +170,7 @@ class Run:
             if name.startswith("?"):  # the implementation's own inner calls pass through unseen
                 with run.ad.disable(subclass_only="disable-subclass" in run.ad.features):
                     return func(*args, **(kwargs or {}))
-            run._record(cls.__name__, "subclass", name, types, kwargs, bound)
+            run._record(cls.__name__, "subclass", name, types, args, kwargs, bound)
             ctx = _Ctx(name, func, types, args, kwargs, cls, None)
             return run._perform(run.behaviours[cls_name].action_for(name), ctx)
 
@@ -181,7 +184,7 @@ class Run:
             fname = run._func_name(func)
             if fname.startswith("?"):  # the implementation's own inner calls pass through unseen
                 return func(*args, **(kwargs or {}))
-            run._record(name, "mode", fname, types, kwargs, None)
+            run._record(name, "mode", fname, types, args, kwargs, None)
             ctx = _Ctx(fname, func, types, args, kwargs, None, mode)
             return run._perform(run.behaviours[name].action_for(fname), ctx)
 
@@ -222,10 +225,14 @@ class Run:
             return name_of(type(obj))
         return f"?{repr_of(obj)}"
 
-    def _record(self, who: str, role: str, func: str, types: Any, kwargs: Any,
+    def _record(self, who: str, role: str, func: str, types: Any, args: Any, kwargs: Any,
                 bound: str | None) -> None:
         seen = None if kwargs is None else tuple(sorted(kwargs))
         names = tuple(name_of(t) if isinstance(t, type) else repr_of(t) for t in types)
+        # The arguments are kept as they are (a shallow copy of the dict, which a handler may
+        # change) and described once the run is over (see described_events): describing them
+        # here would be code for torch.compile to trace inside the handler.
+        self.received.append((len(self.events), args, dict(kwargs) if type(kwargs) is dict else kwargs))
         self.events.append(HandlerRun(who, role, func, names, seen,  # type: ignore[arg-type]
                                       self.label(self.ad.current_mode()), bound))
 
@@ -359,8 +366,8 @@ class Run:
                 outcome = Raised(name_of(type(exc)), Message((text_of(exc),)))
             finally:
                 _RUNS.pop(self.key, None)
-        return Trace(tuple(self.events), outcome, self.label(self.ad.current_mode()),
-                     noise=tuple(self.noise))
+        return Trace(described_events(self.events, self.received, self.idents), outcome,
+                     self.label(self.ad.current_mode()), noise=tuple(self.noise))
 
     def user_code(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """What a user of the implementation writes: the set-up's blocks, one inside the

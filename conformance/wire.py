@@ -31,6 +31,9 @@ import struct
 from typing import Any
 
 from spec.model.trace import (
+    ARG_TAGS,
+    SEQUENCE_TAGS,
+    ArgSeen,
     Constructed,
     Event,
     HandlerRun,
@@ -241,11 +244,46 @@ def decode_value(value: Any, where: str, depth: int = 0) -> Value:
     return TensorValue(text(t["tensor"], f"{where}.tensor"), tuple(float(x) for x in data))
 
 
+def encode_arg(arg: ArgSeen) -> list[Any]:
+    tag, value = arg
+    if tag in SEQUENCE_TAGS:
+        assert isinstance(value, tuple)
+        return [tag, [encode_arg(v) for v in value]]
+    return [tag, value]
+
+
+def decode_arg(value: Any, where: str, depth: int = 0) -> ArgSeen:
+    """One described argument (:data:`spec.model.trace.ArgSeen`): ``[tag, payload]``."""
+    if depth > MAX_DEPTH or not isinstance(value, list) or len(value) != 2:
+        raise WireError(f"{where}: expected [tag, value] (nested at most {MAX_DEPTH} deep)")
+    tag = choice(value[0], f"{where}[0]", tuple(ARG_TAGS))
+    payload = value[1]
+    if tag in SEQUENCE_TAGS:
+        return (tag, tuple(decode_arg(v, f"{where}[{i}]", depth + 1)
+                           for i, v in enumerate(items(payload, where, 1000))))
+    if tag in ("obj", "str", "other") or tag == "int":
+        return (tag, text(payload, where, 1000) if tag != "int" else integer(payload, where, -(2**62), 2**62))
+    if type(payload) not in ARG_TAGS[tag]:  # bool: true/false; float: a JSON number with a point
+        raise WireError(f"{where}: expected a {tag}, got {type(payload).__name__}")
+    return (tag, payload)
+
+
+def _kwvalues(value: Any) -> tuple[tuple[str, ArgSeen], ...]:
+    pairs = items(value, ".kwvalues", 1000)
+    if not all(isinstance(pair, list) and len(pair) == 2 for pair in pairs):
+        raise WireError(".kwvalues: expected [key, value] pairs")
+    return tuple((text(k, f".kwvalues[{i}]", 1000), decode_arg(v, f".kwvalues[{i}]"))
+                 for i, (k, v) in enumerate(pairs))
+
+
 def encode_event(event: Event) -> dict[str, Any]:
     if isinstance(event, HandlerRun):
         return {"t": "handler", "who": event.who, "role": event.role, "func": event.func,
                 "types": list(event.types), "current": event.current, "bound": event.bound,
-                "kwargs": None if event.kwargs is None else list(event.kwargs)}
+                "kwargs": None if event.kwargs is None else list(event.kwargs),
+                "args": None if event.args is None else [encode_arg(a) for a in event.args],
+                "kwvalues": None if event.kwvalues is None
+                else [[k, encode_arg(v)] for k, v in event.kwvalues]}
     if isinstance(event, Constructed):
         return {"t": "constructed", "who": event.who, "inner": event.inner, "nargs": event.nargs}
     if isinstance(event, WarningEmitted):
@@ -256,7 +294,8 @@ def encode_event(event: Event) -> dict[str, Any]:
 
 
 _EVENT_FIELDS = {
-    "handler": ("t", "who", "role", "func", "types", "current", "bound", "kwargs"),
+    "handler": ("t", "who", "role", "func", "types", "current", "bound", "kwargs", "args",
+                "kwvalues"),
     "constructed": ("t", "who", "inner", "nargs"),
     "warning": ("t", "category", "message"),
     "installed": ("t", "index", "current"),
@@ -281,7 +320,10 @@ def _event(value: Any) -> Event:
                           tuple(text(t, ".types") for t in items(e["types"], ".types")),
                           None if kwargs is None else tuple(
                               text(k, ".kwargs") for k in items(kwargs, ".kwargs")),
-                          optional_text(e["current"], ".current"), optional_text(e["bound"], ".bound"))
+                          optional_text(e["current"], ".current"), optional_text(e["bound"], ".bound"),
+                          args=None if e["args"] is None else tuple(
+                              decode_arg(a, f".args[{i}]") for i, a in enumerate(items(e["args"], ".args"))),
+                          kwvalues=None if e["kwvalues"] is None else _kwvalues(e["kwvalues"]))
     if kind == "constructed":
         return Constructed(text(e["who"], ".who"), optional_text(e["inner"], ".inner"),
                            integer(e["nargs"], ".nargs"))

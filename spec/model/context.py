@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .trace import KwargsSeen, Role
-from .values import ModeRef, SymValue
+from .trace import ArgSeen, KwargsSeen, Role
+from .values import ModeRef, SymValue, describe
 
 OriginKind = Literal["top", "mode", "subclass", "submode", "default", "reenter", "pushed"]
 
@@ -31,6 +31,15 @@ class Handler:
         # field-by-field introspection (a model run binds a handler several times).
         return Handler(self.func, self.types, self.args, self.kwargs, self.seen, self.python,
                        self.collect_rules, role, owner, mode)
+
+    def described(self) -> tuple[tuple[ArgSeen, ...] | None, tuple[tuple[str, ArgSeen], ...] | None]:
+        """TFM_ARGS_002: the ``args`` and the ``kwargs`` items its handlers receive, as written
+        (either ``None`` where the model cannot name one of its arguments)."""
+        args = [describe(a) for a in self.args]
+        items = [(k, describe(v)) for k, v in sorted(self.kwargs.items())]
+        return (None if any(a is None for a in args) else tuple(a for a in args if a is not None),
+                None if any(v is None for _, v in items)
+                else tuple((k, v) for k, v in items if v is not None))
 
 
 @dataclass(frozen=True)

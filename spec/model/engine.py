@@ -715,10 +715,13 @@ class Engine:
             ("kwargs", ("TFM_ARGS_004", "TFM_ARGS_002") if h.python else ("TFM_ARGS_003", "TFM_ARGS_002")),
             ("current", current_rules),
             ("bound", ("TFM_SELF_001", "TFM_ARGS_002")),
+            ("args", ("TFM_ARGS_002",)),
+            ("kwvalues", ("TFM_ARGS_002",)),
         )
         tags = ("TFM_SELF_005",) if role == "mode" else ()
+        args, kwvalues = h.described()
         self.events.append(HandlerRun(who, role, h.func, h.types, h.seen, self._label(self.current),
-                                      bound, (*who_rules, *tags), why))
+                                      bound, (*who_rules, *tags), why, args, kwvalues))
 
     def _note(self, text: str, *rules: str, no_handler: bool = False) -> None:
         self.notes.append((len(self.events), Note(text, rules, no_handler)))

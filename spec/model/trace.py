@@ -14,6 +14,46 @@ ANY_DICT: tuple[str, ...] = ("*",)
 #: ``None`` or an empty dict: a call spread as ``func(*args, **{})`` (TFM_ARGS_003).
 NONE_OR_EMPTY: tuple[str, ...] = ("?",)
 
+#: An argument as a handler received it, described by its structure (never the object itself,
+#: so that a description can cross the sandbox's boundary as JSON and be compared safely):
+#: ``("obj", "x0")`` an object the scenario built for its call (``x0``, ``x1``... in order),
+#: ``("int", 3)``, ``("bool", True)``, ``("float", 0.5)``, ``("str", "text")``,
+#: ``("none", None)`` a constant, ``("list", (...))`` / ``("tuple", (...))`` a sequence with
+#: its items, and ``("other", "TypeName")`` anything else (which no prediction is).
+ArgSeen = tuple[str, Union[str, int, float, bool, tuple["ArgSeen", ...], None]]
+#: The tags of :data:`ArgSeen` whose payload is a sequence of descriptions.
+SEQUENCE_TAGS = ("list", "tuple")
+#: Every tag of :data:`ArgSeen`, with the payload's type.
+ARG_TAGS: dict[str, tuple[type, ...]] = {
+    "obj": (str,), "int": (int,), "bool": (bool,), "float": (float,), "str": (str,),
+    "none": (type(None),), "list": (tuple,), "tuple": (tuple,), "other": (str,)}
+
+
+def same_arg(a: ArgSeen, b: ArgSeen) -> bool:
+    """Whether two descriptions are of the same argument (``True == 1`` counts for nothing:
+    the tags tell a bool, an int and a float apart)."""
+    if a[0] != b[0]:
+        return False
+    if a[0] in SEQUENCE_TAGS:
+        x, y = a[1], b[1]
+        assert isinstance(x, tuple) and isinstance(y, tuple)
+        return len(x) == len(y) and all(same_arg(i, j) for i, j in zip(x, y, strict=True))
+    return type(a[1]) is type(b[1]) and a[1] == b[1]
+
+
+def show_arg(a: ArgSeen) -> str:
+    """A description as a failure shows it: ``x0``, ``3``, ``[x0, x1]``, ``<other Foo>``."""
+    tag, value = a
+    if tag == "obj":
+        return str(value)
+    if tag in SEQUENCE_TAGS:
+        assert isinstance(value, tuple)
+        inner = ", ".join(show_arg(v) for v in value)
+        return f"[{inner}]" if tag == "list" else f"({inner}{',' if len(value) == 1 else ''})"
+    if tag == "other":
+        return f"<other {value}>"
+    return repr(value)
+
 
 @dataclass(frozen=True)
 class TensorValue:
@@ -86,6 +126,11 @@ class HandlerRun:
     rules: tuple[str, ...] = field(default=(), compare=False)
     #: Per observed field, the rules that decide it (for attributing a divergence).
     why: tuple[tuple[str, tuple[str, ...]], ...] = field(default=(), compare=False)
+    #: ``args`` as the handler received it (``None``: not known; compared by conformance.compare).
+    args: tuple[ArgSeen, ...] | None = field(default=None, compare=False)
+    #: ``kwargs``'s items, sorted by key (``None``: not known, or kwargs was no dict); a
+    #: prediction names the items the handler must see (others are ``kwargs``'s to allow).
+    kwvalues: tuple[tuple[str, ArgSeen], ...] | None = field(default=None, compare=False)
 
     def rules_for(self, name: str) -> tuple[str, ...]:
         for key, rules in self.why:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal, Union
 
 from .scenario import Behaviour, ClassDecl, HandlerKind, Scenario
-from .trace import TensorValue, Value
+from .trace import ArgSeen, TensorValue, Value
 
 
 @dataclass(frozen=True)
@@ -96,3 +96,22 @@ def to_value(value: SymValue) -> Value:
     if isinstance(value, _NotImplementedType):
         raise TypeError("NotImplemented is not a call result")
     return value
+
+
+def describe(value: SymValue) -> ArgSeen | None:
+    """How a handler must see ``value`` among its arguments (``None``: the model does not know
+    which object it is, so it predicts nothing about it)."""
+    if isinstance(value, SymTensor):
+        return None if value.ident is None else ("obj", value.ident)
+    if isinstance(value, (list, tuple)):
+        items = [describe(v) for v in value]
+        if any(i is None for i in items):
+            return None
+        return ("list" if isinstance(value, list) else "tuple", tuple(i for i in items if i is not None))
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int):
+        return ("int", value)
+    if value is None:
+        return ("none", None)
+    return None

@@ -16,6 +16,8 @@ MUTANTS: dict[str, str] = {
     "mode_type_in_types": "TFM_TYPES_002",
     "plain_tensor_overloaded": "TFM_TYPES_003",
     "kwargs_empty_dict": "TFM_ARGS_003",
+    "split_keyword_positional": "TFM_ARGS_002",
+    "add_replaces_other": "TFM_ARGS_002",
     "no_fallthrough": "TFM_NOTIMPL_001",
     "mode_not_cleared": "TFM_REENTRY_001",
     "raise_leaves_mode_cleared": "TFM_REENTRY_003",

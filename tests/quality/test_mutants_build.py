@@ -24,7 +24,13 @@ def test_the_list_names_every_mutant_module() -> None:
 
 def test_each_mutant_breaks_a_different_must_or_should_rule_of_2022() -> None:
     assert len(MUTANTS) >= 20
-    assert len(set(MUTANTS.values())) == len(MUTANTS), "two mutants name the same rule"
+    # One rule has two mutants, one per path that hands the handlers their arguments: the
+    # Python path (split's own call of handle_torch_function) and the native dispatcher (add).
+    shared = {"TFM_ARGS_002": ["split_keyword_positional", "add_replaces_other"]}
+    by_rule: dict[str, list[str]] = {}
+    for name, rule_id in MUTANTS.items():
+        by_rule.setdefault(rule_id, []).append(name)
+    assert {r: n for r, n in by_rule.items() if len(n) > 1} == shared, "two mutants name the same rule"
     catalogue = load_catalogue()
     for name, rule_id in MUTANTS.items():
         rule = catalogue.by_id(rule_id)
