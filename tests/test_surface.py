@@ -100,13 +100,13 @@ def test_reference_impl_passes_its_whole_listing() -> None:
 
 @pytest.mark.parametrize(("bug", "rules"), [
     (good, []),
-    (bypass, ["TFM_REACH_008"]),
+    (bypass, ["TFM_REACH_009"]),
     (wrong_func, ["TFM_ARGS_001"]),
-    (twice, ["TFM_REACH_008"]),
+    (twice, ["TFM_REACH_009"]),
     (swallows, ["TFM_ERROR_005"]),
     (moves, ["TFM_ARGS_002"]),
     (ignores_disable, ["TFM_DISABLE_001"]),
-    (reads_first, ["TFM_REACH_008"]),
+    (reads_first, ["TFM_REACH_009"]),
 ], ids=lambda v: getattr(v, "__name__", str(v)))
 def test_each_single_bug_fails_the_rule_it_breaks(bug: Callable[..., Any], rules: list[str]) -> None:
     assert _rules([bug]) == {bug.__name__: rules}
@@ -133,17 +133,17 @@ def test_a_malformed_account_is_refused(account: Any) -> None:
 
 def test_an_entry_scoped_to_callables_excuses_only_them() -> None:
     known = load_catalogue().ids()
-    text = ('[TFM_REACH_008]\nreason = "r"\nsnippet = "s"\nsurface = ["bypass"]\n'
+    text = ('[TFM_REACH_009]\nreason = "r"\nsnippet = "s"\nsurface = ["bypass"]\n'
             '[TFM_ARGS_001]\nreason = "r"\nsnippet = "s"\n')
     scopes = parse_surface_scopes(text, known)
-    assert scopes == {"TFM_REACH_008": frozenset({"bypass"}), "TFM_ARGS_001": None}
-    assert parse_scopes(text, known)["TFM_REACH_008"] == NOWHERE  # no scenario excused
-    expected = {"TFM_REACH_008": "r", "TFM_ARGS_001": "r"}
+    assert scopes == {"TFM_REACH_009": frozenset({"bypass"}), "TFM_ARGS_001": None}
+    assert parse_scopes(text, known)["TFM_REACH_009"] == NOWHERE  # no scenario excused
+    expected = {"TFM_REACH_009": "r", "TFM_ARGS_001": "r"}
     ad = Listing([bypass, twice, wrong_func])
     listed, checked, not_called = judge.read(sweep(ad))
     verdict = judge.judge(listed, checked, not_called, "2022", None, scopes, expected)
-    assert verdict.excused == {"TFM_REACH_008": ["bypass"], "TFM_ARGS_001": ["wrong_func"]}
-    assert verdict.failed == {"TFM_REACH_008": ["twice"]}
+    assert verdict.excused == {"TFM_REACH_009": ["bypass"], "TFM_ARGS_001": ["wrong_func"]}
+    assert verdict.failed == {"TFM_REACH_009": ["twice"]}
     assert verdict.table["functions"]["bypass"]["verdict"] == "expected_failure"
     assert verdict.table["functions"]["twice"]["verdict"] == "fail"
 

@@ -38,7 +38,7 @@ def _account(adapter: Adapter, target: str = SWEEP) -> Any:
 
 
 @pytest.mark.rule("TFM_ARGS_001", "TFM_ARGS_002", "TFM_DISABLE_001", "TFM_DISABLE_002",
-                  "TFM_ERROR_005", "TFM_NOTIMPL_001", "TFM_ORDER_002", "TFM_REACH_008",
+                  "TFM_ERROR_005", "TFM_NOTIMPL_001", "TFM_ORDER_002", "TFM_REACH_009",
                   "TFM_STACK_010", "TFM_STACK_011", "TFM_TYPES_006")
 @pytest.mark.feature("surface")
 def test_every_listed_callable_dispatches(adapter: Adapter, record_property: Record,
