@@ -96,6 +96,7 @@ PLANNED_IDS: tuple[str, ...] = (
     "TFM_REACH_005",
     "TFM_REACH_006",
     "TFM_REACH_007",
+    "TFM_REACH_008",
     "TFM_DISABLE_001",
     "TFM_DISABLE_002",
     "TFM_DISABLE_003",
