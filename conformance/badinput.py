@@ -2,8 +2,9 @@
 
 Each case is a line of Python over the names :data:`PRELUDE` defines (the implementation's
 ``has_torch_function`` family and ``handle_torch_function``, a plain tensor ``x``, a duck-typed
-``duck``, arguments whose ``__iter__``, ``__len__`` or ``__getitem__`` raise), with the outcomes
-the rule allows without a mode and under a mode that answers ``'mode'``. The prelude is also the
+``duck``, arguments whose ``__iter__``, ``__len__`` or ``__getitem__`` raise), with what the rule
+allows of it without a mode and under a mode that answers ``'mode'``: the outcome of the same
+call on a tuple of the same elements, or a TypeError, or the argument's own exception. The prelude is also the
 head of the script a failure records, so the script runs the very lines the suite ran.
 
 A crash cannot be reported from the process that crashed; before each case the body prints
@@ -12,7 +13,9 @@ which case comes next, so the sandbox's report of a dead child names it (its las
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 RULE = "TFM_REACH_008"
@@ -92,41 +95,66 @@ x, duck = ad.tensor([1.0]), Duck()
 
 #: Outcomes, as :func:`outcome` names them.
 T, F, TE, R = "True", "False", "TypeError", "REFUSED, the same object"
-MODE, DUCK = "'mode'", "'duck'"
 
 Allowed = tuple[str, ...]
 
 _PROBES = ("5", "None", "IterRaises()", "LenRaises()", "HostileList([x])", "then_refuse(x)",
            "{1, 2}")
+_H = "has_torch_function"
+_HT = "handle_torch_function(public, "
 
-#: (the call, the outcomes allowed without a mode, those allowed under the answering mode).
-CASES: tuple[tuple[str, Allowed, Allowed], ...] = (
-    ("has_torch_function(5)", (TE,), (TE,)),
-    ("has_torch_function(None)", (TE,), (TE,)),
-    ("has_torch_function((x, None))", (F,), (T,)),
-    ("has_torch_function([x, duck])", (T,), (T,)),
-    ("has_torch_function(o for o in (x, duck))", (T,), (T,)),
-    ("has_torch_function(o for o in (x,))", (F,), (T,)),
-    ("has_torch_function({1, 2})", (F,), (T,)),
-    ("has_torch_function({'key': x})", (F,), (T,)),
-    ("has_torch_function('ab')", (F,), (T,)),
-    ("has_torch_function(HostileList([x, duck]))", (T,), (T,)),
-    ("has_torch_function(HostileList([x]))", (F,), (T,)),
-    ("has_torch_function(IterRaises())", (R,), (R,)),
-    ("has_torch_function(then_refuse(x))", (R,), (T, R)),
-    ("has_torch_function(then_refuse(duck))", (T, R), (T, R)),
-    ("has_torch_function(LenRaises())", (F, R), (T, R)),
-    ("has_torch_function((x,) * 99999 + (duck,))", (T,), (T,)),
-    *((f"has_torch_function_unary({probe})", (F,), (T,)) for probe in _PROBES),
-    (f"has_torch_function_variadic({', '.join(_PROBES)})", (F,), (T,)),
-    ("handle_torch_function(public, 5, x)", (TE,), (TE,)),
-    ("handle_torch_function(public, None, x)", (TE,), (TE,)),
-    ("handle_torch_function(public, IterRaises(), x)", (R,), (R,)),
-    ("handle_torch_function(public, then_refuse(duck), x)", (R,), (R,)),
-    ("handle_torch_function(public, (o for o in (duck,)), x)", (DUCK,), (MODE,)),
-    ("handle_torch_function(public, HostileList([duck]), x)", (DUCK,), (MODE,)),
-    ("handle_torch_function(public, {duck}, x)", (DUCK,), (MODE,)),
-    ("handle_torch_function(public, 'ab', x)", (TE,), (MODE,)),
+
+@dataclass(frozen=True)
+class Case:
+    """A call and what the rule allows of it.
+
+    ``same_as``: a call on a tuple of the same elements, whose outcome (in the same state) the
+    call must have, so that this rule checks the reading of the argument and the answer for a
+    tuple stays the other rules' (TFM_REACH_001 to TFM_REACH_003). ``early``: the argument
+    raises after its elements, so the latitude to stop early allows that answer only where it
+    is True (a False is decided only by the last element). ``plain`` and ``moded``: outcomes
+    allowed besides, without a mode and under the answering mode.
+    """
+
+    call: str
+    same_as: str | None = None
+    plain: Allowed = ()
+    moded: Allowed = ()
+    early: bool = False
+
+    def allowed(self, under_mode: bool, same: str | None) -> Allowed:
+        extra = self.moded if under_mode else self.plain
+        if same is None or (self.early and same != T):
+            return extra
+        return (same, *extra)
+
+
+CASES: tuple[Case, ...] = (
+    Case(f"{_H}(5)", plain=(TE,), moded=(TE,)),
+    Case(f"{_H}(None)", plain=(TE,), moded=(TE,)),
+    Case(f"{_H}([x, duck])", f"{_H}((x, duck))"),
+    Case(f"{_H}(o for o in (x, duck))", f"{_H}((x, duck))"),
+    Case(f"{_H}(o for o in (x,))", f"{_H}((x,))"),
+    Case(f"{_H}({{1, 2}})", f"{_H}((1, 2))"),
+    Case(f"{_H}({{'key': x}})", f"{_H}(('key',))"),
+    Case(f"{_H}('ab')", f"{_H}(('a', 'b'))"),
+    Case(f"{_H}(HostileList([x, duck]))", f"{_H}((x, duck))"),
+    Case(f"{_H}(HostileList([x]))", f"{_H}((x,))"),
+    Case(f"{_H}(IterRaises())", plain=(R,), moded=(R,)),
+    Case(f"{_H}(then_refuse(x))", f"{_H}((x,))", (R,), (R,), early=True),
+    Case(f"{_H}(then_refuse(duck))", f"{_H}((duck,))", (R,), (R,), early=True),
+    Case(f"{_H}(LenRaises())", f"{_H}((x,))", (R,), (R,)),
+    Case(f"{_H}((x,) * 99999 + (duck,))", f"{_H}((x, duck))"),
+    *(Case(f"{_H}_unary({probe})", plain=(T, F), moded=(T, F)) for probe in _PROBES),
+    Case(f"{_H}_variadic({', '.join(_PROBES)})", plain=(T, F), moded=(T, F)),
+    Case(f"{_HT}5, x)", plain=(TE,), moded=(TE,)),
+    Case(f"{_HT}None, x)", plain=(TE,), moded=(TE,)),
+    Case(f"{_HT}IterRaises(), x)", plain=(R,), moded=(R,)),
+    Case(f"{_HT}then_refuse(duck), x)", plain=(R,), moded=(R,)),
+    Case(f"{_HT}(o for o in (duck,)), x)", f"{_HT}(duck,), x)"),
+    Case(f"{_HT}HostileList([duck]), x)", f"{_HT}(duck,), x)"),
+    Case(f"{_HT}{{duck}}, x)", f"{_HT}(duck,), x)"),
+    Case(f"{_HT}'ab', x)", f"{_HT}('a', 'b'), x)"),
 )
 
 
@@ -155,32 +183,32 @@ def outcome(names: dict[str, Any], call: str) -> str:
     return f"returned {type(value).__name__} {value!r}"[:200]
 
 
-def script_body(call: str, under_mode: bool) -> str:
+def script_body(call: str, same_as: str | None, under_mode: bool) -> str:
     """The lines of the failure's script after the adapter is loaded."""
-    shown = f"print({call!r}, '->', {call})"
+    calls = [call] if same_as is None else [call, same_as]
+    shown = "\n".join(f"print({c!r}, '->', {c})" for c in calls)
     if under_mode:
-        return f"{PRELUDE}\nwith answering_mode():\n    {shown}\n"
+        indented = "".join(f"    {line}\n" for line in shown.splitlines())
+        return f"{PRELUDE}\nwith answering_mode():\n{indented}"
     return f"{PRELUDE}\n{shown}\n"
 
 
-def try_all(adapter: Any) -> list[tuple[str, bool, Allowed, str]]:
-    """Every case, without a mode and under one: (call, under a mode, allowed, observed) of
+def try_all(adapter: Any) -> list[tuple[Case, bool, Allowed, str]]:
+    """Every case, without a mode and under one: (case, under a mode, allowed, observed) of
     those whose outcome is not allowed. Announces each case on stderr before trying it."""
     names: dict[str, Any] = {"ad": adapter, "__name__": "tfmode_bad_input"}
     exec(PRELUDE, names)  # the suite's own code: the script's head
-    wrong: list[tuple[str, bool, Allowed, str]] = []
+    wrong: list[tuple[Case, bool, Allowed, str]] = []
     for under_mode in (False, True):
         where = "under a mode" if under_mode else "without a mode"
-        for call, plain, moded in CASES:
-            allowed = moded if under_mode else plain
-            print(f"{RULE}: next {call} {where} (a crash here fails {RULE})",
+        for case in CASES:
+            print(f"{RULE}: next {case.call} {where} (a crash here fails {RULE})",
                   file=sys.stderr, flush=True)
-            if under_mode:
-                with names["answering_mode"]():
-                    got = outcome(names, call)
-            else:
-                got = outcome(names, call)
+            with names["answering_mode"]() if under_mode else contextlib.nullcontext():
+                same = None if case.same_as is None else outcome(names, case.same_as)
+                got = outcome(names, case.call)
+            allowed = case.allowed(under_mode, same)
             if got not in allowed:
-                wrong.append((call, under_mode, allowed, got))
+                wrong.append((case, under_mode, allowed, got))
     print(f"{RULE}: every case answered", file=sys.stderr, flush=True)
     return wrong

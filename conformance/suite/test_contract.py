@@ -87,12 +87,13 @@ def test_bad_input_to_the_protocol_functions(adapter: Adapter, impl_spec: str,
     that dies here as this test's failure, naming the case it was trying)."""
     wrong = badinput.try_all(adapter)
     if wrong:
-        call, under_mode, allowed, got = wrong[0]
+        case, under_mode, allowed, got = wrong[0]
         where = "under a mode answering 'mode'" if under_mode else "without a mode"
         script = adapter_script(impl_spec, "test_bad_input_to_the_protocol_functions",
-                                badinput.script_body(call, under_mode))
-        others = [f"{len(wrong) - 1} more case(s) wrong: "
-                  + "; ".join(f"{c} ({'mode' if m else 'no mode'}): {g}" for c, m, _, g in wrong[1:6])
-                  ] if len(wrong) > 1 else []
-        fail(record_property, (badinput.RULE,), f"the outcome of {call} {where}",
-             badinput.Said(" or ".join(allowed)), badinput.Said(got), script, tuple(others))
+                                badinput.script_body(case.call, case.same_as, under_mode))
+        notes = [f"(what {case.same_as} gives: the same elements in a tuple)"] if case.same_as else []
+        if len(wrong) > 1:
+            notes.append(f"{len(wrong) - 1} more case(s) wrong: " + "; ".join(
+                f"{c.call} ({'mode' if m else 'no mode'}): {g}" for c, m, _, g in wrong[1:6]))
+        fail(record_property, (badinput.RULE,), f"the outcome of {case.call} {where}",
+             badinput.Said(" or ".join(allowed)), badinput.Said(got), script, tuple(notes))
