@@ -48,6 +48,16 @@ BUILT = {
         "        _NOTICE.append(1)\n"
         "        warnings.warn('Failed to initialize FooLib: no module named foolib', UserWarning)\n"
         "    return Tensor(data)\n\n\n_NOTICE: list[int] = []\n"),),
+    # has_torch_function ends the process on a non-iterable argument, as torch 1.12.1's C code
+    # did (pytorch/pytorch#87963): a crash of the child, which fails the rule of the case.
+    "blame_abort_non_sequence": (Mutation(
+        "_C.py",
+        '    """True if some element must dispatch; with a mode current, any element does."""\n',
+        '    """True if some element must dispatch; with a mode current, any element does."""\n'
+        "    try:\n"
+        "        iter(relevant_args)\n"
+        "    except TypeError:\n"
+        '        __import__("os").abort()\n'),),
 }
 #: The warning blame_noisy_tensor raises, as the certificate lists it.
 NOISE = {"category": "UserWarning", "message": "Failed to initialize FooLib: no module named foolib"}
@@ -82,6 +92,9 @@ FAULTS = {
     # forbid a warning where none is due.
     "native_warning_early": Fault("tests.mutants.plain_warning_early", frozenset({"TFM_SELF_002"}),
                                   "the native plain-method warning comes before the handler runs"),
+    # A crash of the implementation while the suite tries bad input: a failure of that rule.
+    "abort_on_non_sequence": Fault("blame_abort_non_sequence", frozenset({"TFM_REACH_008"}),
+                                   "has_torch_function(5) kills the process with SIGABRT"),
     # A function with no relevant arguments dispatched to the mode: the empty sequence's rule,
     # not the rule of the event predicted there (the mode restored once the call is over).
     "empty_sequence_dispatches": Fault("tests.mutants.empty_sequence_dispatches",
@@ -150,6 +163,18 @@ def test_a_leak_seen_by_another_rules_example_is_listed_under_the_restoring_rule
     assert through_others <= set(entry["tests"])
     # The state machine sees the leak after an exit, and blames it on the same rule alone.
     assert "conformance/suite/test_stateful.py::test_install_exit_and_call" in failing
+
+
+def test_a_crash_on_bad_input_names_the_signal_and_the_case(
+        certificates: dict[str, Future[dict[str, Any]]]) -> None:
+    certificate = certificates["abort_on_non_sequence"].result()
+    failures = certificate["rules"]["TFM_REACH_008"]["failures"]
+    assert [f["test"] for f in failures] == [
+        "conformance/suite/test_contract.py::test_bad_input_to_the_protocol_functions"]
+    message = failures[0]["message"]
+    assert "killed by SIGABRT" in message, message
+    assert "next has_torch_function(5) without a mode" in message, message
+    assert certificate["run"]["complete"] and certificate["level"]["reached"] == "none"
 
 
 def test_noise_warnings_are_listed_and_fail_nothing(

@@ -96,6 +96,7 @@ PLANNED_IDS: tuple[str, ...] = (
     "TFM_REACH_005",
     "TFM_REACH_006",
     "TFM_REACH_007",
+    "TFM_REACH_008",
     "TFM_REACH_009",
     "TFM_SYNTAX_001",
     "TFM_SYNTAX_002",

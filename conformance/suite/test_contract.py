@@ -1,4 +1,5 @@
-"""What no scenario observes: the object ``with mode as m`` binds, and the base mode's keywords.
+"""What no scenario observes: the object ``with mode as m`` binds, the base mode's keywords, and
+bad input to the protocol's functions (non-sequences, generators, hostile objects).
 
 Each test names the rule it checks and runs in the implementation's sandbox; a failure names
 the value that differs and comes with a script that reproduces it through the adapter.
@@ -10,6 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
+from conformance import badinput
 from conformance.adapter import Adapter
 from conformance.bodies import sandboxed
 from conformance.failure import adapter_script, fail
@@ -74,3 +76,24 @@ def test_the_base_mode_passes_keywords_through(adapter: Adapter, impl_spec: str,
     with installed:
         _checked_add(adapter, True, script, record_property)
         _checked_add(adapter, False, script, record_property)
+
+
+@pytest.mark.rule("TFM_REACH_008")
+@sandboxed
+def test_bad_input_to_the_protocol_functions(adapter: Adapter, impl_spec: str,
+                                             record_property: Record) -> None:
+    """has_torch_function and friends on non-sequences, generators and hostile objects: the
+    answer or the exception the rule allows, and never a crash (the sandbox reports a child
+    that dies here as this test's failure, naming the case it was trying)."""
+    wrong = badinput.try_all(adapter)
+    if wrong:
+        case, under_mode, allowed, got = wrong[0]
+        where = "under a mode answering 'mode'" if under_mode else "without a mode"
+        script = adapter_script(impl_spec, "test_bad_input_to_the_protocol_functions",
+                                badinput.script_body(case.call, case.same_as, under_mode))
+        notes = [f"(what {case.same_as} gives: the same elements in a tuple)"] if case.same_as else []
+        if len(wrong) > 1:
+            notes.append(f"{len(wrong) - 1} more case(s) wrong: " + "; ".join(
+                f"{c.call} ({'mode' if m else 'no mode'}): {g}" for c, m, _, g in wrong[1:6]))
+        fail(record_property, (badinput.RULE,), f"the outcome of {case.call} {where}",
+             badinput.Said(" or ".join(allowed)), badinput.Said(got), script, tuple(notes))
