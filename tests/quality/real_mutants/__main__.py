@@ -1,4 +1,5 @@
-"""python -m tests.quality.real_mutants --target torch|reference [--variants a,b] [--output PATH]
+"""python -m tests.quality.real_mutants --target torch|torch-breadth|reference [--variants a,b]
+[--output PATH]
 [--rst PATH] [--keep]
 
 Certifies the control, then each variant, one subprocess at a time, and prints one line per
@@ -23,6 +24,8 @@ from .harness import Result, VariantError, VariantSet, certify_all, check
 def _variant_set(target: str) -> VariantSet:
     if target == "torch":
         from .torch_overrides import VARIANT_SET
+    elif target == "torch-breadth":
+        from .torch_breadth import VARIANT_SET
     else:
         from .reference import VARIANT_SET
     return VARIANT_SET
@@ -39,7 +42,7 @@ def _line(result: Result) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.quality.real_mutants",
                                      description=__doc__)
-    parser.add_argument("--target", choices=("torch", "reference"), required=True)
+    parser.add_argument("--target", choices=("torch", "torch-breadth", "reference"), required=True)
     parser.add_argument("--variants", help="comma-separated names (default: every variant)")
     parser.add_argument("--output", type=Path, help="write the JSON result here")
     parser.add_argument("--rst", type=Path, help="also render the JSON result as reST here")
@@ -57,7 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (VariantError, SyntaxError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        print(f"every edit applies to the installed {vset.target} and compiles")
+        targets = sorted({v.target or vset.target for v in [vset.control, *vset.select(None)]})
+        print(f"every edit applies to the installed {', '.join(targets)} and compiles")
         return 0
     workdir = Path(tempfile.mkdtemp(prefix="tfmode-variants-"))
     try:

@@ -58,6 +58,8 @@ class Variant:
     old: str
     new: str
     equivalent_under: Equivalence | None = None
+    #: The module this variant edits, when not the set's target (the breadth variants).
+    target: str | None = None
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,7 @@ def check(vset: VariantSet, variant: Variant) -> str:
     """The target's source with the variant's edit applied; VariantError if it does not apply."""
     if not _NAME.match(variant.name):
         raise VariantError(f"variant name {variant.name!r} is not lower_case_with_underscores")
-    path = locate(vset.target)
+    path = locate(variant.target or vset.target)
     try:
         return runtime.apply_edit(runtime.read_source(str(path)), variant.old, variant.new)
     except ValueError as exc:
@@ -146,7 +148,8 @@ def write_module(directory: Path, vset: VariantSet, variant: Variant) -> str:
     check(vset, variant)
     name = module_name(variant)
     text = Path(runtime.__file__).read_text(encoding="utf-8")
-    call = (f"\n\ninstall(__name__, {variant.name!r}, {vset.target!r}, {vset.package!r},\n"
+    call = (f"\n\ninstall(__name__, {variant.name!r}, {variant.target or vset.target!r}, "
+            f"{vset.package!r},\n"
             f"        {variant.old!r},\n        {variant.new!r})\n")
     directory.mkdir(parents=True, exist_ok=True)
     (directory / f"{name}.py").write_text(text + call, encoding="utf-8")
