@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PROFILE = "dev"
@@ -91,3 +96,63 @@ def run_suite(impl: str, workdir: Path, extra: Sequence[str] = (), timeout: floa
     path = reports / "certificate.json"
     certificate = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
     return SuiteRun(impl, returncode, seconds, certificate, output, reports)
+
+
+def clean_run(factory: pytest.TempPathFactory) -> SuiteRun:
+    """reference_impl's seeded dev run: the clean run that several modules compare with, made
+    once per session (``shared_run``)."""
+    return shared_run(factory, "reference_impl")
+
+
+def _session_root(factory: pytest.TempPathFactory) -> Path:
+    """The folder of this session's temporary files, one for every pytest-xdist worker of it.
+
+    A worker's base folder is ``popen-`` and its name, inside the controller's (a fresh one each
+    session, as pytest makes it): the runs shared there are this session's only.
+    """
+    base = factory.getbasetemp()
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return base.parent if worker and base.name in (worker, f"popen-{worker}") else base
+
+
+def _load(folder: Path, spec: dict[str, Any]) -> SuiteRun:
+    done = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    assert done["spec"] == spec, f"{folder}: another run's result"
+    reports = Path(done["reports"])
+    path = reports / "certificate.json"
+    certificate = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+    return SuiteRun(spec["impl"], done["returncode"], done["seconds"], certificate, done["output"],
+                    reports)
+
+
+def shared_run(factory: pytest.TempPathFactory, impl: str, extra: Sequence[str] = (),
+               timeout: float = 1800, env_extra: dict[str, str] | None = None,
+               seed: str | None = SEED, profile: str | None = PROFILE) -> SuiteRun:
+    """``run_suite``'s run, made once per session for all the tests that ask for the same one.
+
+    The same implementation, options, timeout, environment and interpreter make the same run:
+    the first to ask makes it (on any pytest-xdist worker, in any thread) while the others wait
+    on its lock file, then each reads the result from disk (its own copy of the certificate).
+    A run that failed or timed out is every asker's failure. Each session starts with an empty
+    folder (``_session_root``), so no result of an earlier session is ever returned.
+    """
+    inherited = {k: v for k, v in os.environ.items()
+                 if not k.startswith(("PYTEST_", "TFMODE_"))}
+    spec: dict[str, Any] = {"impl": impl, "extra": [str(e) for e in extra], "timeout": timeout,
+                            "env_extra": env_extra or {}, "seed": seed, "profile": profile,
+                            "python": sys.executable, "cwd": str(REPO), "environ": inherited}
+    key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
+    folder = _session_root(factory) / "shared-runs" / key
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "lock", "w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # held while the run is made, by one asker only
+        if not (folder / "run.json").exists():
+            workdir = Path(tempfile.mkdtemp(prefix="run-", dir=folder))
+            run = run_suite(impl, workdir, extra, timeout, env_extra=env_extra, seed=seed,
+                            profile=profile)
+            result = {"spec": spec, "returncode": run.returncode, "seconds": run.seconds,
+                      "output": run.output, "reports": str(run.reports)}
+            partial = folder / "run.json.partial"
+            partial.write_text(json.dumps(result), encoding="utf-8")
+            os.replace(partial, folder / "run.json")
+        return _load(folder, spec)

@@ -20,7 +20,7 @@ import pytest
 
 from tests.faults import FAULTS
 
-from .cli import STALE, SuiteRun, run_suite
+from .cli import STALE, SuiteRun, clean_run, run_suite
 from .conftest import SUMMARY_KEY
 
 #: Under pytest-xdist (--dist loadgroup) this module's runs start once, on one worker: its
@@ -69,7 +69,8 @@ class _Runs:
     def get(self, key: tuple[str, str]) -> SuiteRun:
         if self.pool is None:
             self.pool = ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)))
-            self._submit(("clean", "serial"), "reference_impl", ())
+            # the clean run is the one other modules compare with too: made once (cli.shared_run)
+            self.futures[("clean", "serial")] = self.pool.submit(clean_run, self.factory)
             for fault in FAULTS:
                 for mode, extra in MODES.items():
                     self._submit((fault, mode), f"tests.faults.{fault}", extra)

@@ -19,14 +19,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
 from spec.catalogue import load_catalogue
 from tests.mutants import MUTANTS
 
-from .cli import SuiteRun, run_suite
+from .cli import SuiteRun, shared_run
 from .conftest import SUMMARY_KEY
 
 #: Under pytest-xdist (--dist loadgroup) this module's runs start once, on one worker: its
@@ -38,9 +37,11 @@ TIMEOUT = 1800
 REFERENCE = "reference_impl"
 
 
-def certify(impl: str, workdir: Path) -> SuiteRun:
-    """Run the suite on ``impl`` in a subprocess (from the repository root) and read the result."""
-    return run_suite(impl, workdir, timeout=TIMEOUT)
+def certify(impl: str, factory: pytest.TempPathFactory) -> SuiteRun:
+    """Run the suite on ``impl`` in a subprocess (from the repository root) and read the result:
+    a run other modules make too (reference_impl's clean run, test_reproducible_verdicts' seed 0
+    of a mutant) is made once per session (cli.shared_run)."""
+    return shared_run(factory, impl, timeout=TIMEOUT)
 
 
 class _Runs:
@@ -55,11 +56,10 @@ class _Runs:
         if self.pool is None:
             self.pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
             for name in self.impls:
-                workdir = self.factory.mktemp(name.rpartition(".")[2])
-                self.futures[name] = self.pool.submit(certify, name, workdir)
+                self.futures[name] = self.pool.submit(certify, name, self.factory)
         if impl not in self.futures:
             assert self.pool is not None
-            self.futures[impl] = self.pool.submit(certify, impl, self.factory.mktemp("extra"))
+            self.futures[impl] = self.pool.submit(certify, impl, self.factory)
         return self.futures[impl].result()
 
     def close(self) -> None:

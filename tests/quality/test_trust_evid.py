@@ -27,7 +27,7 @@ import pytest
 
 from tests.mutants._build import mutated_sources
 
-from .cli import REPO, SuiteRun, run_suite, suite_command
+from .cli import REPO, SuiteRun, clean_run, run_suite, suite_command
 
 pytestmark = pytest.mark.xdist_group("test_trust_evid")
 
@@ -62,9 +62,9 @@ class _Runs:
     def certified(self) -> SuiteRun:
         if self.honest is None:
             # a seeded dev run: verify makes the same run again (a --certify run takes minutes
-            # here, and its reproducibility is test_reproducible_verdicts' concern)
-            self.honest = self.pool.submit(run_suite, "reference_impl",
-                                           self.factory.mktemp("honest"))
+            # here, and its reproducibility is test_reproducible_verdicts' concern); the clean
+            # run other modules compare with too (cli.clean_run), made once per session
+            self.honest = self.pool.submit(clean_run, self.factory)
         return self.honest.result()
 
 
