@@ -176,7 +176,9 @@ def _syntax_rules(ad: NamespaceAdapter) -> dict[str, list[str]]:
 def test_reference_impl_passes_every_form_its_tensor_has() -> None:
     _, checked, not_called = judge.read(syntax(NamespaceAdapter(reference_impl)))
     assert [name for name, _ in checked] == ["x + y", "2 + x", "Tensor.__add__(x, object())",
-                                             "Tensor.__radd__(x, object())", "x.real"]
+                                             "Tensor.__radd__(x, object())", "x.real",
+                                             "is_tensor_like(duck)", "is_tensor_like(x)",
+                                             "is_tensor_like(1)"]
     assert all(not problems for _, problems in checked)
     assert ("x[0]", "Tensor has no __getitem__") in not_called
 
@@ -194,11 +196,20 @@ def _swallowing_add(self: Any, other: Any) -> Any:  # the NotImplemented wrappin
      {"Tensor.__add__(x, object())": ["TFM_SYNTAX_003"]}),
     (("real", property(lambda self: reference_impl.tensor(self.tolist()))),
      {"x.real": ["TFM_SYNTAX_004"]}),
+    (("__add__", lambda self, other: reference_impl.Tensor.add(self, other)
+      if isinstance(other, (int, float, reference_impl.Tensor)) or hasattr(type(other), "__torch_function__")
+      else NotImplemented), {}),
     (("__radd__", lambda self, other: NotImplemented if isinstance(other, object) and not isinstance(
         other, (int, float)) else reference_impl.Tensor.neg(self)), {"2 + x": ["TFM_SYNTAX_001"]}),
 ], ids=["handler-TypeError-swallowed", "unsupported-operand-raises", "getter-skips-the-mode",
-        "reflected-op-hands-other-args"])
+        "control", "reflected-op-hands-other-args"])
 def test_each_single_bug_of_the_syntax_fails_its_rule(patch: tuple[str, Any], rules: dict[str, list[str]],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reference_impl.Tensor, *patch)
     assert _syntax_rules(NamespaceAdapter(reference_impl)) == rules
+
+
+def test_is_tensor_like_that_ignores_ducks_fails_the_types_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reference_impl.overrides, "is_tensor_like",
+                        lambda inp: type(inp) is reference_impl.Tensor)
+    assert _syntax_rules(NamespaceAdapter(reference_impl)) == {"is_tensor_like(duck)": ["TFM_TYPES_006"]}

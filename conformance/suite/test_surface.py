@@ -47,7 +47,7 @@ def test_every_listed_callable_dispatches(adapter: Adapter, record_property: Rec
 
 
 @pytest.mark.rule("TFM_SYNTAX_001", "TFM_SYNTAX_002", "TFM_SYNTAX_003", "TFM_SYNTAX_004",
-                  "TFM_ORDER_006")
+                  "TFM_ORDER_006", "TFM_TYPES_006")
 def test_every_syntactic_form_dispatches(adapter: Adapter, record_property: Record,
                                          request: pytest.FixtureRequest) -> None:
     _judged(adapter, record_property, request, SYNTAX, judge.SYNTAX_RULES)

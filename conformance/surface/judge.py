@@ -24,13 +24,13 @@ CHECK_RULES: Mapping[str, str] = {
     "disable_mode": "TFM_STACK_010", "disable_subclass": "TFM_STACK_011",
     # the syntactic entry points (conformance.surface.syntax)
     "syntax": "TFM_SYNTAX_001", "syntax_raise": "TFM_SYNTAX_002", "operand": "TFM_SYNTAX_003",
-    "property": "TFM_SYNTAX_004", "index_duck": "TFM_ORDER_006",
+    "property": "TFM_SYNTAX_004", "index_duck": "TFM_ORDER_006", "tensor_like": "TFM_TYPES_006",
 }
-_SYNTAX_CHECKS = ("syntax", "syntax_raise", "operand", "property", "index_duck")
+_SYNTAX_CHECKS = ("syntax", "syntax_raise", "operand", "property", "index_duck", "tensor_like")
 #: Every rule the sweep of listed callables may fail, and those of the syntactic forms.
 RULES = tuple(sorted({*(r for c, r in CHECK_RULES.items() if c not in _SYNTAX_CHECKS),
                       "TFM_DISABLE_002"}))
-SYNTAX_RULES = tuple(sorted(CHECK_RULES[c] for c in _SYNTAX_CHECKS))
+SYNTAX_RULES = tuple(sorted({CHECK_RULES[c] for c in _SYNTAX_CHECKS}))
 _MAX_TEXT = 400
 _MAX_ENTRIES = 20_000
 

@@ -176,6 +176,26 @@ def _reader(x: Any, attr: str) -> Callable[[], Any]:
     return lambda: getattr(x, attr)
 
 
+def _tensor_like(probe: Probe) -> list[list[Any]]:
+    """``overrides.is_tensor_like``, where the implementation has it: True for a tensor and a
+    duck-typed object, False for a plain value (what dispatch overloads on)."""
+    check = getattr(getattr(getattr(probe.adapter, "ns", None), "overrides", None), "is_tensor_like",
+                    None)
+    if not callable(check):
+        return []
+    x, _, _, _ = _tensors(probe.adapter)
+    cases = (("is_tensor_like(duck)", probe.Duck(), True), ("is_tensor_like(x)", x, True),
+             ("is_tensor_like(1)", 1, False))
+    out = []
+    for text, value, want in cases:
+        try:
+            got: Any = check(value)
+        except Exception as exc:  # the answer is wrong whatever it raised
+            got = exc
+        out.append([text, [] if got is want else [["tensor_like", f"`{text}` gave {_shown(got)}"]]])
+    return out
+
+
 def _nothing() -> Any:
     import contextlib
 
@@ -220,7 +240,7 @@ def syntax(adapter: Any) -> dict[str, Any]:
             continue
         checked.append([form[0], _form(probe, form, public, name_of)])
         adapter.reset()
-    checked += _operands(probe) + _properties(probe, name_of)
+    checked += _operands(probe) + _properties(probe, name_of) + _tensor_like(probe)
     adapter.reset()
     return {"listed": len(checked) + len(not_called), "checked": checked, "not_called": not_called}
 
