@@ -16,7 +16,7 @@ from typing import Any
 
 from tests.bench import rst
 
-SECTIONS = ("dispatch", "depth", "sweep", "suite", "xdist", "memory")
+SECTIONS = ("dispatch", "depth", "sweep", "surface", "suite", "xdist", "memory")
 ROOT = Path(__file__).resolve().parents[2]
 DOCS_RESULTS = ROOT / "docs" / "_generated" / "bench.rst"
 
@@ -102,6 +102,12 @@ def main(argv: list[str] | None = None) -> int:
         sweep_result = sweep.run(n)
         raw["sweep"] = sweep_result
         emit(rst.section("Generated scenarios per second") + "\n" + sweep.render(sweep_result))
+    if "surface" in args.sections:
+        from tests.bench import surface
+
+        surface_result = surface.run(args.quick)
+        raw["surface"] = surface_result
+        emit(rst.section("The surface sweep") + "\n" + surface.render(surface_result))
     if {"suite", "xdist"} & set(args.sections):
         from tests.bench import suite
 
