@@ -24,6 +24,7 @@ from conformance.failure import adapter_script, fail
 from conformance.safe import name_of, text_of
 
 from ._ownmode_plans import _PRELUDE, INITIAL, Plan, plans, script_body
+from ._ownmode_scripts import _DEFAULT, _HANDLER, _INSIDE_BLOCK, _THREAD
 from .test_threads import _join
 
 Record = Callable[[str, object], None]
@@ -191,32 +192,7 @@ def test_device_context_composes_with_user_modes(adapter: Adapter, impl_spec: st
              script, (f"(the shrunk plan: {failing})",))
 
 
-
 # -- a device block and set_default_device inside a handler ----------------------------------
-
-_HANDLER = '''
-neg = ad.func("neg")
-inside = {}
-
-
-def handler(self, func, types, args=(), kwargs=None):
-    if func is neg:
-        with ad.device_context("meta"):
-            inside["block"] = (stack(), ad.device_of(ones(1)))
-        inside["after block"] = (stack(), ad.device_of(ones(1)))
-        ad.set_default_device("meta")
-        return "handled"
-    return func(*args, **(kwargs or {}))
-
-
-G = type(ad.TorchFunctionMode)("G", (ad.TorchFunctionMode,), {"__torch_function__": handler})
-with G():
-    print("neg(x):", neg(ad.tensor([1.0])))
-    print("in the handler:", inside, "- expected block ([device:meta], meta), after ([], cpu)")
-    print("after the handler:", stack(), "- expected ['device:meta', 'G']")
-print("after G's block:", stack(), "on", ad.device_of(ones(1)), "- expected ['device:meta'] on meta")
-ad.set_default_device(None)
-'''
 
 
 @pytest.mark.rule("TFM_OWNMODE_001", "TFM_OWNMODE_003")
@@ -265,33 +241,6 @@ def test_device_context_inside_a_handler(adapter: Adapter, impl_spec: str,
 
 
 # -- threads ---------------------------------------------------------------------------------
-
-_THREAD = '''
-found = {}
-
-
-def work():
-    try:
-        found["start"] = (stack(), ad.device_of(ones(1)))
-        ad.set_default_device("meta")
-        found["set"] = (stack(), ad.device_of(ones(1)))
-        with ad.device_context("cpu"):
-            found["block"] = ad.device_of(ones(1))
-        ad.set_default_device(None)
-        found["cleared"] = (stack(), ad.device_of(ones(1)))
-    except Exception as exc:
-        found["raised"] = repr(exc)
-
-
-ad.set_default_device("meta")
-worker = threading.Thread(target=work)
-worker.start()
-worker.join()
-print("the second thread:", found)
-print("expected: start ([], cpu), set (['device:meta'], meta), block cpu, cleared ([], cpu)")
-print("the main thread:", stack(), ad.device_of(ones(1)), "- expected ['device:meta'] meta")
-ad.set_default_device(None)
-'''
 
 
 @pytest.mark.rule("TFM_OWNMODE_004")
@@ -342,16 +291,6 @@ def test_device_context_is_per_thread(adapter: Adapter, impl_spec: str,
 
 # -- set_default_device inside a with device(...) block --------------------------------------
 
-_INSIDE_BLOCK = '''
-with ad.device_context("cpu"):
-    ad.set_default_device("meta")
-print("after the block:", stack(), "ones(1) on", ad.device_of(ones(1)),
-      "get_default_device()", ad.default_device(), "- expected ['device:meta'], meta, meta")
-ad.set_default_device(None)
-print("after set_default_device(None):", stack(), "ones(1) on", ad.device_of(ones(1)),
-      "- expected [], cpu")
-'''
-
 
 @pytest.mark.rule("TFM_OWNMODE_006")
 @pytest.mark.generation("stack")
@@ -385,24 +324,6 @@ def test_set_default_device_inside_a_device_block(adapter: Adapter, impl_spec: s
 
 
 # -- get_default_device ------------------------------------------------------------------------
-
-_DEFAULT = '''
-def both(label):
-    print(label, "- get_default_device():", ad.default_device(), "- ones(1) on:", ad.device_of(ones(1)))
-
-
-both("initially")
-with ad.device_context("meta"):
-    both("in with device('meta')")
-    with ad.device_context("cpu"):
-        both("nested with device('cpu')")
-ad.set_default_device("meta")
-both("after set_default_device('meta')")
-with user("U"):
-    both("in a user mode's block")
-ad.set_default_device(None)
-both("after set_default_device(None)")
-'''
 
 
 @pytest.mark.rule("TFM_OWNMODE_005")
