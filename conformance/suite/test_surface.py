@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
 from conformance.adapter import Adapter
-from conformance.runstate import state_of
+from conformance.faults import ImplementationFault, ImplementationTampered, RemoteError
+from conformance.runstate import one_line, state_of
 from conformance.sandbox import SandboxedImplementation
 from conformance.surface import judge
 from conformance.surface.probe import sweep
@@ -30,11 +30,56 @@ SWEEP = "conformance.surface.probe:sweep"
 SYNTAX = "conformance.surface.syntax:syntax"
 
 
-def _account(adapter: Adapter, target: str = SWEEP) -> Any:
-    if isinstance(adapter, SandboxedImplementation):
-        return adapter.call(target, seconds=min(adapter.body_seconds, 300.0),
-                            during="the surface sweep")
-    return (sweep if target == SWEEP else syntax)(adapter)
+NAMES = "conformance.surface.probe:names"
+#: Callables checked per request, and the seconds a request may take: a fault (a crash, a hang,
+#: garbage) in one request is retried a callable at a time, so it costs only the callable in
+#: flight (TFM_REACH_009 of that callable), and the rest of the sweep goes on in a new process.
+CHUNK, CHUNK_SECONDS, ONE_SECONDS = 100, 20.0, 10.0
+Account = tuple[int | None, list[tuple[str, list[tuple[str, str]]]], list[tuple[str, str]]]
+
+
+def _account(adapter: Adapter, target: str = SWEEP) -> Account:
+    if not isinstance(adapter, SandboxedImplementation):
+        return judge.read((sweep if target == SWEEP else syntax)(adapter))
+    if target != SWEEP:
+        return judge.read(adapter.call(target, seconds=min(adapter.body_seconds, 300.0),
+                                       during="the syntax forms of the surface sweep"))
+    names = adapter.call(NAMES, seconds=60.0, during="listing the overridable callables")
+    if names is None:
+        return None, [], []
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise judge.SurfaceError("the names of the listed callables are not a list of texts")
+    checked: list[tuple[str, list[tuple[str, str]]]] = []
+    not_called: list[tuple[str, str]] = []
+    for start in range(0, len(names), CHUNK):
+        chunk = names[start:start + CHUNK]
+        try:
+            parts = [_part(adapter, chunk, CHUNK_SECONDS)]
+        except (ImplementationFault, RemoteError) as exc:
+            if isinstance(exc, ImplementationTampered):
+                raise
+            parts = [_one(adapter, name) for name in chunk]
+        for _, more, fewer in parts:
+            checked += more
+            not_called += fewer
+    if len(checked) + len(not_called) > len(names):
+        raise judge.SurfaceError("the surface sweep accounts for more callables than it listed")
+    return len(names), checked, not_called
+
+
+def _part(adapter: SandboxedImplementation, chunk: list[str], seconds: float) -> Account:
+    return judge.read(adapter.call(SWEEP, chunk, seconds=seconds,
+                                   during=f"the surface sweep ({chunk[0]} ...)"))
+
+
+def _one(adapter: SandboxedImplementation, name: str) -> Account:
+    try:
+        return _part(adapter, [name], ONE_SECONDS)
+    except (ImplementationFault, RemoteError) as exc:
+        if isinstance(exc, ImplementationTampered):
+            raise
+        problem = f"the implementation failed while {name} was checked: {one_line(exc)}"[:400]
+        return 1, [(name, [("reach", problem)])], []
 
 
 @pytest.mark.rule("TFM_ARGS_001", "TFM_ARGS_002", "TFM_DISABLE_001", "TFM_DISABLE_002",
@@ -57,7 +102,7 @@ def _judged(adapter: Adapter, record_property: Record, request: pytest.FixtureRe
             target: str, rules_here: tuple[str, ...]) -> None:
     state = state_of(request.config)
     try:
-        listed, checked, not_called = judge.read(_account(adapter, target))
+        listed, checked, not_called = _account(adapter, target)
         if any(rules_of_problem not in rules_here for rules_of_problem in _rules_named(
                 checked, adapter)):
             raise judge.SurfaceError("a problem names a check of the other sweep")

@@ -28,7 +28,7 @@ from ..safe import repr_of
 from .arguments import Construction, construct, refine
 from .listing import Listed, listed, namer, same_callable
 
-__all__ = ["Probe", "sweep"]
+__all__ = ["Probe", "names", "sweep"]
 
 #: Tries of one callable's arguments, each refined from the argument error of the one before.
 TRIES = 6
@@ -300,17 +300,35 @@ def _disabled_with_mode(probe: Probe, checks: _Checks, args: tuple[Any, ...],
                        f"inside DisableTorchFunctionSubclass with a mode: {checks.seen()}")
 
 
+#: The listing, probe and namer of the adapter this process serves (made on first use: the
+#: suite asks for the callables a few at a time, so that a crash costs only the one in flight).
+_MADE: dict[int, tuple[list[Listed] | None, Probe, Callable[[object], str]]] = {}
+
+
+def _made(adapter: Any) -> tuple[list[Listed] | None, Probe, Callable[[object], str]]:
+    if id(adapter) not in _MADE:
+        _MADE.clear()
+        _MADE[id(adapter)] = (listed(adapter), Probe(adapter), namer(getattr(adapter, "ns", None)))
+    return _MADE[id(adapter)]
+
+
+def names(adapter: Any) -> list[str] | None:
+    """The names of the listed callables (``None``: the implementation lists none)."""
+    entries = _made(adapter)[0]
+    return None if entries is None else [entry.name for entry in entries]
+
+
 def sweep(adapter: Any, names: list[str] | None = None) -> dict[str, Any]:
     """Every listed callable (or those of ``names``) checked; plain data for the judge."""
-    entries = listed(adapter)
+    entries, probe, name_of = _made(adapter)
     if entries is None:
         return {"listed": None, "checked": [], "not_called": []}
     ns = getattr(adapter, "ns", None)
-    probe, name_of = Probe(adapter), namer(ns)
     checked: list[list[Any]] = []
     not_called: list[list[str]] = []
+    wanted = None if names is None else set(names)
     for entry in entries:
-        if names is not None and entry.name not in names:
+        if wanted is not None and entry.name not in wanted:
             continue
         construction, why = _arguments(probe, entry, ns, name_of)
         if construction is None:
