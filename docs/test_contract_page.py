@@ -8,6 +8,8 @@ features table has every feature, with the detection the adapter applies.
 
 from __future__ import annotations
 
+import types
+
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -49,6 +51,10 @@ def accepted(generation: contract.Generation, path: str, *, present: bool) -> bo
     *parents, last = path.split(".")
     owner = ns
     for part in parents:
+        if not hasattr(owner, part):
+            if not present:
+                break  # absent with its parent: nothing to remove
+            setattr(owner, part, types.SimpleNamespace())
         owner = getattr(owner, part)
     if present and not hasattr(owner, last):
         setattr(owner, last, object)
