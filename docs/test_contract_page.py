@@ -9,7 +9,6 @@ features table has every feature, with the detection the adapter applies.
 from __future__ import annotations
 
 import types
-
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
