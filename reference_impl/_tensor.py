@@ -79,15 +79,27 @@ class Tensor:
         # add (as in torch); a TypeError of a handler propagates as itself (TFM_SYNTAX_002).
         if not _operand(other):
             return NotImplemented
-        return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, other), {})
+        return _declined_is_not_implemented(self, other)
 
     def __radd__(self, other: Any) -> Any:
         if not _operand(other):
             return NotImplemented
-        return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, other), {})
+        return _declined_is_not_implemented(self, other)
 
 
 _C._set_tensor_class(Tensor)
+
+
+def _declined_is_not_implemented(self: Tensor, other: Any) -> Any:
+    """``add`` for the operators: when every handler declines, NotImplemented (Python then
+    tries the other operand's reflected method), as in torch; a handler's own TypeError
+    propagates (TFM_SYNTAX_002)."""
+    try:
+        return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, other), {})
+    except TypeError as exc:
+        if str(exc).startswith("no implementation found for 'reference_impl.Tensor.add'"):
+            return NotImplemented
+        raise
 
 
 def _real_kernel(input: Any) -> Tensor:

@@ -34,7 +34,8 @@ NAMES = "conformance.surface.probe:names"
 #: Callables checked per request, and the seconds a request may take: a fault (a crash, a hang,
 #: garbage) in one request is retried a callable at a time, so it costs only the callable in
 #: flight (TFM_REACH_009 of that callable), and the rest of the sweep goes on in a new process.
-CHUNK, CHUNK_SECONDS, ONE_SECONDS = 100, 20.0, 10.0
+#: As a scenario's time-out is (conformance.timing), the one-callable retry has four times the limit.
+CHUNK, CHUNK_SECONDS, ONE_SECONDS = 100, 20.0, 80.0
 Account = tuple[int | None, list[tuple[str, list[tuple[str, str]]]], list[tuple[str, str]]]
 
 
@@ -55,7 +56,7 @@ def _account(adapter: Adapter, target: str = SWEEP) -> Account:
         chunk = names[start:start + CHUNK]
         try:
             parts = [_part(adapter, chunk, CHUNK_SECONDS)]
-        except (ImplementationFault, RemoteError) as exc:
+        except (ImplementationFault, RemoteError, judge.SurfaceError) as exc:
             if isinstance(exc, ImplementationTampered):
                 raise
             parts = [_one(adapter, name) for name in chunk]
@@ -75,7 +76,7 @@ def _part(adapter: SandboxedImplementation, chunk: list[str], seconds: float) ->
 def _one(adapter: SandboxedImplementation, name: str) -> Account:
     try:
         return _part(adapter, [name], ONE_SECONDS)
-    except (ImplementationFault, RemoteError) as exc:
+    except (ImplementationFault, RemoteError, judge.SurfaceError) as exc:
         if isinstance(exc, ImplementationTampered):
             raise
         problem = f"the implementation failed while {name} was checked: {one_line(exc)}"[:400]

@@ -78,7 +78,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Runs]:
 def test_verify_matches_an_honest_certificate(runs: _Runs, tmp_path: Path) -> None:
     run = runs.certified()
     assert run.returncode == 0, run.tail()
-    assert run.certificate is not None and run.certificate["schema_version"] == 5
+    assert run.certificate is not None and run.certificate["schema_version"] == 6
     evidence = run.certificate["evidence"]
     assert evidence["implementation"]["package"] == "reference_impl"
     assert evidence["implementation"]["digest"].startswith("sha256:")
