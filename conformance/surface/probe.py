@@ -24,7 +24,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..safe import repr_of
+from ..safe import repr_of, text_of
 from .arguments import Construction, construct, refine
 from .listing import Listed, listed, namer, same_callable
 
@@ -174,7 +174,7 @@ def _arguments(probe: Probe, entry: Listed, ns: Any,
         if any(same_callable(func, entry.func) for _, func, *_ in probe.calls) or (
                 len(probe.calls) == 1 and error is None and result is probe.answer):
             return construction, ""  # reached (with another func, the checks will say)
-        better = refine(construction, str(error), ns) if isinstance(error, TypeError) else None
+        better = refine(construction, text_of(error), ns) if isinstance(error, TypeError) else None
         if better is not None:  # an argument the implementation converts, or rejects: rebuilt
             construction = better
             continue
@@ -184,8 +184,8 @@ def _arguments(probe: Probe, entry: Listed, ns: Any,
         if error is None:
             return construction, f"under a mode the call returned {repr_of(result)} without " \
                 "reaching the handler"
-        first = str(error).splitlines()[0][:200] if str(error) else ""
-        return None, f"its arguments were not accepted: {type(error).__name__}: {first}"
+        first = (text_of(error).splitlines() or [""])[0][:200]
+        return None, f"its arguments were not accepted: {name_of(type(error))}: {first}"
     return None, "its arguments were not accepted after several tries"
 
 
@@ -250,12 +250,12 @@ def check_one(probe: Probe, entry: Listed, construction: Construction,
     reached = checks.handler_run("reach", "mode", args, kwargs)
     if reached:
         if error is not None:
-            checks.add("result", f"the call raised {type(error).__name__}: {error}"[:300])
+            checks.add("result", f"the call raised {name_of(type(error))}: {text_of(error)}"[:300])
         elif result is not probe.answer and not entry.name.endswith(_SETTERS):
             checks.add("result", f"the call returned {repr_of(result)}, not the handler's answer")
     result, error = probe.call(entry.func, args, kwargs, lambda: probe.mode("raise"))
     if probe.raised is not None and error is not probe.raised:
-        shown = "nothing" if error is None else f"{type(error).__name__}: {error}"
+        shown = "nothing" if error is None else f"{name_of(type(error))}: {text_of(error)}"
         checks.add("raise", f"the handler raised {probe.raised!r}; the call raised {shown}"[:300])
     if construction.tensor_slots() == 0 or not reached:
         return checks.problems  # (what follows would repeat the mode's wrong count)
@@ -266,7 +266,7 @@ def check_one(probe: Probe, entry: Listed, construction: Construction,
         if types is None and (probe.Sub not in seen or not set(seen) <= {probe.Sub, ad.Tensor}):
             checks.add("duck", f"types were {repr_of(seen)}, expected the subclass (and Tensor)")
         if result is not probe.answer and not entry.name.endswith(_SETTERS):
-            checks.add("duck", f"the call gave {repr_of(error or result)}, not the handler's answer")
+            checks.add("duck", f"the call gave {repr_of(error if error is not None else result)}, not the handler's answer")
     probe.call(entry.func, duck_args, duck_kwargs, lambda: probe.mode("decline"))
     owners = [owner for owner, *_ in probe.calls]
     if owners != ["mode", "duck"]:

@@ -19,6 +19,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from ..safe import name_of, text_of
 from .listing import listed, namer, same_callable
 from .probe import Probe, _same, _shown
 
@@ -120,7 +121,7 @@ def _form(probe: Probe, form: Form, public: Callable[[object], bool],
         result, error = probe.call(thunk, (), {}, lambda b=behaviour: probe.mode(b))  # type: ignore[misc]
         if behaviour != "answer":
             if probe.raised is not None and error is not probe.raised:
-                shown = "nothing" if error is None else f"{type(error).__name__}: {error}"
+                shown = "nothing" if error is None else f"{name_of(type(error))}: {text_of(error)}"
                 problems.append(["syntax_raise", f"the handler raised {probe.raised!r}; "
                                  f"`{text}` raised {shown}"[:300]])
             continue
@@ -138,7 +139,7 @@ def _form(probe: Probe, form: Form, public: Callable[[object], bool],
         expected = probe.answer if answer is None else answer
         if error is not None or (result is not expected and result != expected
                                  and not text.startswith(("x[0] =", "reversed"))):
-            got = f"raised {type(error).__name__}" if error is not None else _shown(result)
+            got = f"raised {name_of(type(error))}" if error is not None else _shown(result)
             problems.append(["syntax", f"`{text}` gave {got}, not the handler's answer"])
     probe.typed_answer = None
     return problems
@@ -168,7 +169,7 @@ def _operands(probe: Probe) -> list[list[Any]]:
             owners[0][1], ad.Tensor.__getitem__) and result is probe.answer
         checked.append(["x[[duck]]", [] if ok else [
             ["index_duck", f"the ducks' handler runs: {len(owners)} handler run(s); "
-             f"the value {'raised ' + type(error).__name__ if error else _shown(result)}"]]])
+             f"the value {'raised ' + name_of(type(error)) if error is not None else _shown(result)}"]]])
     return checked
 
 
@@ -218,7 +219,7 @@ def _properties(probe: Probe, name_of: Callable[[object], str]) -> list[list[Any
         seen = ", ".join(name_of(f) for _, f, *_ in runs) or "no handler"
         checked.append([f"x.{attr}", [] if ok else [
             ["property", f"`x.{attr}`: handler runs: {seen}; the value "
-             f"{'raised ' + type(error).__name__ if error else _shown(result)}"]]])
+             f"{'raised ' + name_of(type(error)) if error is not None else _shown(result)}"]]])
     return checked
 
 
