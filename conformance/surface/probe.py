@@ -266,7 +266,8 @@ def check_one(probe: Probe, entry: Listed, construction: Construction,
         if types is None and (probe.Sub not in seen or not set(seen) <= {probe.Sub, ad.Tensor}):
             checks.add("duck", f"types were {repr_of(seen)}, expected the subclass (and Tensor)")
         if result is not probe.answer and not entry.name.endswith(_SETTERS):
-            checks.add("duck", f"the call gave {repr_of(error if error is not None else result)}, not the handler's answer")
+            gave = error if error is not None else result
+            checks.add("duck", f"the call gave {repr_of(gave)}, not the handler's answer")
     probe.call(entry.func, duck_args, duck_kwargs, lambda: probe.mode("decline"))
     owners = [owner for owner, *_ in probe.calls]
     if owners != ["mode", "duck"]:
