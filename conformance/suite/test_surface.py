@@ -11,6 +11,7 @@ table; callables it cannot call are listed there with the reason.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 
 import pytest
@@ -35,15 +36,20 @@ NAMES = "conformance.surface.probe:names"
 #: garbage) in one request is retried a callable at a time, so it costs only the callable in
 #: flight (TFM_REACH_009 of that callable), and the rest of the sweep goes on in a new process.
 #: As a scenario's time-out is (conformance.timing), the one-callable retry has four times the limit.
-CHUNK, CHUNK_SECONDS, ONE_SECONDS = 100, 20.0, 80.0
+#: Every limit is cut to what is left of the sweep's share of --rule-timeout (BUDGET_SHARE; the
+#: rest is for restarts): a callable that hangs costs its own rule, never the whole test.
+CHUNK, CHUNK_SECONDS, ONE_SECONDS, BUDGET_SHARE = 100, 20.0, 80.0, 0.75
+#: Below this many seconds left, the callables not yet checked are listed as not called; a
+#: one-callable retry may take ONE_SHARE of what is left, so one hang leaves time for the rest.
+LEAST_SECONDS, ONE_SHARE = 1.0, 1 / 3
 Account = tuple[int | None, list[tuple[str, list[tuple[str, str]]]], list[tuple[str, str]]]
 
 
-def _account(adapter: Adapter, target: str = SWEEP) -> Account:
+def _account(adapter: Adapter, target: str = SWEEP, budget: float = 600.0) -> Account:
     if not isinstance(adapter, SandboxedImplementation):
         return judge.read((sweep if target == SWEEP else syntax)(adapter))
     if target != SWEEP:
-        return judge.read(adapter.call(target, seconds=min(adapter.body_seconds, 300.0),
+        return judge.read(adapter.call(target, seconds=budget * BUDGET_SHARE,
                                        during="the syntax forms of the surface sweep"))
     names = adapter.call(NAMES, seconds=60.0, during="listing the overridable callables")
     if names is None:
@@ -52,14 +58,17 @@ def _account(adapter: Adapter, target: str = SWEEP) -> Account:
         raise judge.SurfaceError("the names of the listed callables are not a list of texts")
     checked: list[tuple[str, list[tuple[str, str]]]] = []
     not_called: list[tuple[str, str]] = []
+    deadline = time.monotonic() + budget * BUDGET_SHARE
     for start in range(0, len(names), CHUNK):
         chunk = names[start:start + CHUNK]
         try:
-            parts = [_part(adapter, chunk, CHUNK_SECONDS)]
+            parts = [_part(adapter, chunk, _left(deadline, CHUNK_SECONDS))]
+        except _OutOfTime:
+            parts = [_unchecked(chunk, budget)]
         except (ImplementationFault, RemoteError, judge.SurfaceError) as exc:
             if isinstance(exc, ImplementationTampered):
                 raise
-            parts = [_one(adapter, name) for name in chunk]
+            parts = [_one(adapter, name, deadline, budget) for name in chunk]
         for _, more, fewer in parts:
             checked += more
             not_called += fewer
@@ -73,9 +82,30 @@ def _part(adapter: SandboxedImplementation, chunk: list[str], seconds: float) ->
                                    during=f"the surface sweep ({chunk[0]} ...)"))
 
 
-def _one(adapter: SandboxedImplementation, name: str) -> Account:
+class _OutOfTime(Exception):
+    """The sweep's share of --rule-timeout is spent."""
+
+
+def _left(deadline: float, seconds: float, share: float = 1.0) -> float:
+    """``seconds``, cut to ``share`` of what is left before ``deadline``; _OutOfTime when that
+    is too little."""
+    left = deadline - time.monotonic()
+    if left < LEAST_SECONDS:
+        raise _OutOfTime
+    return min(seconds, max(left * share, LEAST_SECONDS))
+
+
+def _unchecked(names: list[str], budget: float) -> Account:
+    reason = (f"not checked: the sweep's share of --rule-timeout ({budget:g} s) was spent on an "
+              "earlier callable's fault")
+    return len(names), [], [(name, reason) for name in names]
+
+
+def _one(adapter: SandboxedImplementation, name: str, deadline: float, budget: float) -> Account:
     try:
-        return _part(adapter, [name], ONE_SECONDS)
+        return _part(adapter, [name], _left(deadline, ONE_SECONDS, ONE_SHARE))
+    except _OutOfTime:
+        return _unchecked([name], budget)
     except (ImplementationFault, RemoteError, judge.SurfaceError) as exc:
         if isinstance(exc, ImplementationTampered):
             raise
@@ -88,22 +118,24 @@ def _one(adapter: SandboxedImplementation, name: str) -> Account:
                   "TFM_STACK_010", "TFM_STACK_011", "TFM_TYPES_006")
 @pytest.mark.feature("surface")
 def test_every_listed_callable_dispatches(adapter: Adapter, record_property: Record,
-                                          request: pytest.FixtureRequest) -> None:
-    _judged(adapter, record_property, request, SWEEP, judge.RULES)
+                                          request: pytest.FixtureRequest,
+                                          rule_timeout: float) -> None:
+    _judged(adapter, record_property, request, SWEEP, judge.RULES, rule_timeout)
 
 
 @pytest.mark.rule("TFM_SYNTAX_001", "TFM_SYNTAX_002", "TFM_SYNTAX_003", "TFM_SYNTAX_004",
                   "TFM_ORDER_006", "TFM_TYPES_006")
 def test_every_syntactic_form_dispatches(adapter: Adapter, record_property: Record,
-                                         request: pytest.FixtureRequest) -> None:
-    _judged(adapter, record_property, request, SYNTAX, judge.SYNTAX_RULES)
+                                         request: pytest.FixtureRequest,
+                                         rule_timeout: float) -> None:
+    _judged(adapter, record_property, request, SYNTAX, judge.SYNTAX_RULES, rule_timeout)
 
 
 def _judged(adapter: Adapter, record_property: Record, request: pytest.FixtureRequest,
-            target: str, rules_here: tuple[str, ...]) -> None:
+            target: str, rules_here: tuple[str, ...], budget: float) -> None:
     state = state_of(request.config)
     try:
-        listed, checked, not_called = _account(adapter, target)
+        listed, checked, not_called = _account(adapter, target, budget)
         if any(rules_of_problem not in rules_here for rules_of_problem in _rules_named(
                 checked, adapter)):
             raise judge.SurfaceError("a problem names a check of the other sweep")
