@@ -9,6 +9,7 @@ from contextlib import AbstractContextManager as ContextManager
 from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
+from spec.model.functions import FORMS
 from spec.model.scenario import Disable, Enable, EnableInside, PushInside, Scenario, SetRaw
 from spec.texts import release_key
 
@@ -31,6 +32,8 @@ def features_needed(scenario: Scenario) -> frozenset[str]:
     call = scenario.call
     if call is not None and (call.func == "split" or scenario.function_named(call.func)):
         needed.add("python-path")
+    if call is not None and call.func in FORMS:
+        needed.add("syntax")
     classes = {c.name for c in scenario.classes}
     for step in scenario.setup:
         if isinstance(step, Enable) and step.target in classes:

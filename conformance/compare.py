@@ -82,6 +82,8 @@ def _field_matches(expected: HandlerRun, observed: HandlerRun, name: str) -> boo
     if name == "kwvalues":
         return kwvalues_match(expected.kwvalues, observed.kwvalues)
     exp_value, obs_value = getattr(expected, name), getattr(observed, name)
+    if name == "func":
+        return bool(exp_value == obs_value or obs_value in expected.also)
     if name == "role":
         return (exp_value if exp_value != "submode" else "subclass") == (
             obs_value if obs_value != "submode" else "subclass")
@@ -99,7 +101,8 @@ def event_matches(expected: Event, observed: Event, naming: Naming, only: str | 
             return _field_matches(expected, observed, only)
         # What ``all(_field_matches(...) for f in FIELDS)`` says, field by field (it runs once
         # for every event of every scenario).
-        return (expected.who == observed.who and expected.func == observed.func
+        return (expected.who == observed.who
+                and (expected.func == observed.func or observed.func in expected.also)
                 and expected.types == observed.types and expected.current == observed.current
                 and expected.bound == observed.bound
                 and (expected.role == observed.role or _field_matches(expected, observed, "role"))

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from spec.model.functions import FUNCS
+from spec.model.functions import FORMS, FUNCS, HANDED
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -62,9 +62,12 @@ def parse_expectations(text: str, known: Collection[str], where: str = "<text>")
         if not isinstance(reason, str) or not reason.strip():
             raise ExpectationsError(f"{where}: [{rule_id}] reason must be a non-empty string")
         functions = entry.get("functions", [])
-        if not isinstance(functions, list) or not all(f in FUNCS for f in functions):
+        scoped = (*FUNCS, *HANDED, *FORMS)
+        if not isinstance(functions, list) or not all(f in scoped for f in functions):
             raise ExpectationsError(f"{where}: [{rule_id}] functions must be an array of the "
-                                    f"vocabulary's function names ({', '.join(FUNCS)})")
+                                    f"vocabulary's function names ({', '.join(FUNCS)}), the "
+                                    f"callables handed for syntax ({', '.join(HANDED)}) or the "
+                                    f"syntactic forms ({', '.join(FORMS)})")
         surface = entry.get("surface", [])
         if not isinstance(surface, list) or not all(isinstance(f, str) and f for f in surface):
             raise ExpectationsError(f"{where}: [{rule_id}] surface must be an array of the names "

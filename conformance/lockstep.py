@@ -14,8 +14,9 @@ import pytest
 from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
-from spec.model.engine import Engine, ModelRaise
+from spec.model.engine import Engine
 from spec.model.functions import tensor_data
+from spec.model.raising import ModelRaise
 from spec.model.scenario import Scenario, Step
 from spec.model.trace import Message, Raised, Returned, Trace
 from spec.model.values import ModeRef, SymTensor, to_value

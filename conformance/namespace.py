@@ -163,6 +163,14 @@ NAMES: tuple[Name, ...] = (
     Name("utils._device.DeviceContext", "The mode class behind `with device(...)` and "
          "`set_default_device`; the suite recognises it on the mode stack by it (the adapter "
          "imports `utils._device` first).", optional=("stack",)),
+    # -- the syntactic forms a generated call may be written as (feature syntax) -------------------
+    Name("Tensor.__add__", "`x + y`: the infix operator; with a mode current it reaches the "
+         "mode's handler (TFM_SYNTAX_001).", optional=BOTH),
+    Name("Tensor.__radd__", "`k + x` with an int `k`: the reflected operator.", optional=BOTH),
+    Name("Tensor.__neg__", "`-x`: the unary operator.", optional=BOTH),
+    Name("Tensor.__getitem__", "`x[k]` with an int `k`: indexing.", optional=BOTH),
+    Name("Tensor.real", "`x.real`: a property that dispatches, its getter `Tensor.real.__get__` "
+         "handed to the handlers (TFM_SYNTAX_004).", optional=BOTH),
     # -- what the report shows -----------------------------------------------------------------
     Name("__version__", "The version shown in the report (else `unknown`); in the stack "
          "generation, a version starting with `1.` follows torch 1.13 where 1.13 and 2.x "
@@ -189,6 +197,10 @@ FEATURES: tuple[Feature, ...] = (
             "the same parameters): the surface sweep calls each of them (an adapter declares "
             "it with an `overridable()` method).", BOTH, ("overrides.get_testing_overrides",)),
 
+    Feature("syntax", "Calls written as syntax: generated scenarios evaluate `x + y`, `k + x`, "
+            "`-x`, `x[k]` and `x.real` where they would call a function (the SYNTAX rules).",
+            BOTH, ("Tensor.__add__", "Tensor.__radd__", "Tensor.__neg__", "Tensor.__getitem__",
+                   "Tensor.real")),
     Feature("device-context", "A device-context mode of the implementation's own: `with "
             "device(...)` and `set_default_device` put a mode on the stack that fills in "
             "`device=` for the factories (the OWNMODE rules).", ("stack",),

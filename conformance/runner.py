@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from spec.model.functions import FUNCS, pyfunc_kernel, tensor_data
+from spec.model.functions import FORMS, FUNCS, tensor_data
 from spec.model.scenario import (
     Action,
     Arg,
@@ -37,7 +37,6 @@ from spec.model.scenario import (
     TensorArg,
 )
 from spec.model.trace import (
-    Constructed,
     Event,
     HandlerRun,
     Installed,
@@ -54,8 +53,9 @@ from spec.model.trace import (
 
 from .adapter import Adapter
 from .arguments import described_events
+from .builders import KEYS, RUNS, Ctx, ScenarioObjects, evaluate_form
 from .noise import first_line, is_protocol_warning
-from .safe import attribute_name, name_of, repr_of, text_of
+from .safe import name_of, repr_of, text_of
 
 #: What ``Run.execute`` runs the scenario's user code with (see its docstring).
 Wrap = Callable[[Callable[[list[Any], dict[str, Any]], Any]], Callable[[list[Any], dict[str, Any]], Any]]
@@ -65,7 +65,7 @@ class HandlerError(Exception):
     """What a scenario's ``raise`` action raises."""
 
 
-class Run:
+class Run(ScenarioObjects):
     """One execution of one scenario: the objects built for it and what was seen."""
 
     def __init__(self, scenario: Scenario, adapter: Adapter) -> None:
@@ -80,12 +80,18 @@ class Run:
         self.pushed: dict[str, list[Any]] = {}
         self.idents: dict[int, str] = {}
         self.funcs = {id(adapter.func(n)): n for n in FUNCS if FUNCS[n].path != "probe"}
+        #: Callables named by equality, not identity (a property's getter is a new object at
+        #: each lookup), and the name a handler's behaviour knows each form's callables by.
+        self.equal_funcs: list[tuple[Any, str]] = []
+        self.canonical: dict[str, str] = {}
+        if scenario.call is not None and scenario.call.func in FORMS:
+            self._name_form(scenario.call.func)
         self.defined: dict[str, Callable[..., Any]] = {}
         self.behaviours: dict[str, Behaviour] = {}
         self.pydecls: dict[str, PyFuncDecl] = {}
-        # The handlers and functions built below find this run through _RUNS by its key.
-        self.key = f"run-{next(_KEYS)}"
-        _RUNS[self.key] = self
+        # The handlers and functions built below find this run through RUNS by its key.
+        self.key = f"run-{next(KEYS)}"
+        RUNS[self.key] = self
         for fdecl in scenario.functions:
             self.defined[fdecl.name] = self._pyfunc(fdecl)
             self.funcs[id(self.defined[fdecl.name])] = fdecl.name
@@ -96,123 +102,7 @@ class Run:
             self.mode_classes[mdecl.name] = self._mode_class(mdecl.name, mdecl.classmethod_handler)
         self.specials: dict[str, Any] = {"@object": object(), "@nohandler": type("NoHandler", (), {})}
 
-    # -- building the scenario's objects ------------------------------------
-
-    def _pyfunc(self, decl: PyFuncDecl) -> Callable[..., Any]:
-        """The scenario's Python function, dispatching as a library author writes one."""
-        handle = self.ad.func("handle_torch_function")
-        probe = self.ad.func({"sequence": "has_torch_function", "unary": "has_torch_function_unary",
-                              "variadic": "has_torch_function_variadic"}[decl.probe])
-        split = decl.params - decl.keywords
-        key, fname = self.key, decl.name
-        self.pydecls[fname] = decl
-
-        def pyfunc(*values: Any, **keywords: Any) -> Any:
-            run = _RUNS[key]
-            decl = run.pydecls[fname]
-            bound = dict(zip(decl.names, values, strict=False)) | keywords
-            relevant: list[Any] = []
-            for name in decl.relevant:
-                if name.startswith("*"):
-                    relevant.extend(bound[name[1:]])
-                else:
-                    relevant.append(bound[name])
-            has = probe(tuple(relevant)) if decl.probe == "sequence" else probe(*relevant)
-            if has:
-                return handle(pyfunc, tuple(relevant), *(bound[n] for n in decl.names[:split]),
-                              **{n: bound[n] for n in decl.names[split:]})
-            return run._pyfunc_kernel([bound[n] for n in decl.names])
-
-        pyfunc.__name__ = pyfunc.__qualname__ = decl.name
-        pyfunc.__module__ = "scenario"
-        return pyfunc
-
-    def _pyfunc_kernel(self, values: list[Any]) -> Any:
-        flat = [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
-        total = pyfunc_kernel([tuple(self.ad.data(x)) for x in flat if isinstance(x, self.ad.Tensor)])
-        return None if total is None else self.ad.tensor(total)
-
-    def _build_class(self, name: str) -> type:
-        if name in self.classes:
-            return self.classes[name]
-        decl = self.sc.class_named(name)
-        assert decl is not None
-        if decl.parent == "Tensor":
-            base: type = self.ad.Tensor
-        elif decl.parent == "object":
-            base = object
-        else:
-            base = self._build_class(decl.parent)
-        body: dict[str, Any] = {"__module__": "scenario"}
-        if decl.handler == "disabled":
-            body["__torch_function__"] = self.ad.disabled_impl
-        elif decl.handler in ("classmethod", "plain"):
-            assert decl.behaviour is not None
-            self.behaviours[name] = decl.behaviour
-            body["__torch_function__"] = self._class_handler(name, decl.handler)
-        cls = type(name, (base,), body)
-        self.classes[name] = cls
-        return cls
-
-    # The handlers keep only names in their closure and find the run, and through it their
-    # behaviour, in the module's _RUNS: torch.compile cannot wrap the run (or the spec's
-    # objects) in the closure of a handler that torch's dispatch hands it (a plain-method
-    # handler, a mode's __init__; see conformance.compiled).
-
-    def _class_handler(self, cls_name: str, kind: str) -> Any:
-        key = self.key
-
-        def handler(owner: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-            run = _RUNS[key]
-            cls = owner if isinstance(owner, type) else type(owner)
-            bound = None if isinstance(owner, type) else run.idents.get(id(owner), "?")
-            name = run._func_name(func)
-            if name.startswith("?"):  # the implementation's own inner calls pass through unseen
-                with run.ad.disable(subclass_only="disable-subclass" in run.ad.features):
-                    return func(*args, **(kwargs or {}))
-            run._record(cls.__name__, "subclass", name, types, args, kwargs, bound)
-            ctx = _Ctx(name, func, types, args, kwargs, cls, None)
-            return run._perform(run.behaviours[cls_name].action_for(name), ctx)
-
-        return classmethod(handler) if kind == "classmethod" else handler
-
-    def _mode_class(self, name: str, as_classmethod: bool) -> type:
-        key = self.key
-
-        def handler(mode: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-            run = _RUNS[key]
-            fname = run._func_name(func)
-            if fname.startswith("?"):  # the implementation's own inner calls pass through unseen
-                return func(*args, **(kwargs or {}))
-            run._record(name, "mode", fname, types, args, kwargs, None)
-            ctx = _Ctx(fname, func, types, args, kwargs, None, mode)
-            return run._perform(run.behaviours[name].action_for(fname), ctx)
-
-        def init(mode: Any, *args: Any, **kwargs: Any) -> None:
-            run = _RUNS[key]
-            inner = getattr(mode, "inner", _ABSENT)
-            shown = "-" if inner is _ABSENT else run.label(inner)
-            run.events.append(Constructed(name, shown, len(args) + len(kwargs)))
-
-        body: dict[str, Any] = {"__module__": "scenario", "__init__": init,
-                                "__torch_function__": classmethod(handler) if as_classmethod
-                                else handler}
-        return type(self.ad.TorchFunctionMode)(name, (self.ad.TorchFunctionMode,), body)
-
-    def _instance(self, name: str) -> Any:
-        if name in self.specials:
-            return self.specials[name]
-        if name.startswith("@class:"):
-            return self.mode_classes[name.removeprefix("@class:")]
-        if name in self.mode_classes:
-            return self.instances[name]
-        return self.classes[name]
-
     # -- observation --------------------------------------------------------------
-
-    def _func_name(self, func: Any) -> str:
-        """The scenario name of ``func``; ``?name`` for functions outside the scenario vocabulary."""
-        return self.funcs.get(id(func)) or f"?{attribute_name(func)}"
 
     def label(self, obj: object) -> str | None:
         if obj is None:
@@ -248,6 +138,8 @@ class Run:
     def call(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         if name in self.defined:
             return self.defined[name](*args, **kwargs)
+        if name in FORMS:
+            return evaluate_form(FORMS[name].kind, args)
         info = FUNCS[name]
         if info.path == "probe":
             return self.ad.has_torch_function(name, args)
@@ -256,7 +148,7 @@ class Run:
         # No ``**{}`` when there are no keywords: torch hands a spread empty dict on as {}.
         return target(*rest, **kwargs) if kwargs else target(*rest)
 
-    def _perform(self, action: Action, ctx: _Ctx) -> Any:
+    def _perform(self, action: Action, ctx: Ctx) -> Any:
         if isinstance(action, Return):
             return action.value
         if isinstance(action, NotImpl):
@@ -365,7 +257,7 @@ class Run:
                 # text_of: an exception whose __str__ raises is still the implementation's raise
                 outcome = Raised(name_of(type(exc)), Message((text_of(exc),)))
             finally:
-                _RUNS.pop(self.key, None)
+                RUNS.pop(self.key, None)
         return Trace(described_events(self.events, self.received, self.idents), outcome,
                      self.label(self.ad.current_mode()), noise=tuple(self.noise))
 
@@ -438,12 +330,6 @@ class Run:
         return names
 
 
-_ABSENT = object()
-#: Every run not yet finished, by key (see Run.__init__); a run leaves when it is finished.
-_RUNS: dict[str, Run] = {}
-_KEYS = itertools.count()
-
-
 def _returns_none(*, inner: Any = None) -> None:
     """A ``push_torch_function_mode`` constructor that returns no mode."""
     return None
@@ -452,15 +338,6 @@ def _returns_none(*, inner: Any = None) -> None:
 @contextlib.contextmanager
 def _constructing(cls: type) -> Iterator[Any]:
     yield cls()
-
-
-class _Ctx:
-    """The call a runner-built handler is handling."""
-
-    def __init__(self, name: str, func: Callable[..., Any], types: Any, args: Any, kwargs: Any,
-                 cls: type | None, mode: Any) -> None:
-        self.name, self.func, self.types, self.args, self.kwargs = name, func, types, args, kwargs
-        self.cls, self.mode = cls, mode
 
 
 def execute(scenario: Scenario, adapter: Adapter) -> tuple[Trace, dict[tuple[str, str], str]]:

@@ -6,7 +6,7 @@ import functools
 
 from hypothesis import strategies as st
 
-from spec.model.functions import FAMILY_ORDER, FUNCS, may_redispatch
+from spec.model.functions import FAMILY_ORDER, FORMS, FUNCS, may_redispatch
 from spec.model.scenario import (
     PARAMS,
     Action,
@@ -153,6 +153,8 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022",
     if "python-path" in features and draw(_ONE_IN_TEN) < 4:
         function, call = draw(defined_calls(class_names))
         functions = (function,)
+    elif "syntax" in features and draw(_ONE_IN_TEN) < 2:  # a call written as syntax
+        call = draw(form_calls(class_names, tensor_classes))
     else:
         call = draw(calls(class_names, tensor_classes))
     if draw(_ONE_IN_TEN) == 0:
@@ -253,6 +255,33 @@ def _calls(draw: st.DrawFn, classes: tuple[str, ...], tensor_classes: tuple[str,
     if info.shape == "probe_one":
         return Call(func, (draw(parts.anything),))
     return Call(func, items)
+
+
+_FORMS = st.sampled_from(tuple(FORMS))
+_INDEXES = st.sampled_from((0, 1))
+_LEFT_OPERANDS = st.sampled_from((2, -1))
+
+
+@functools.cache
+def form_calls(classes: tuple[str, ...], tensor_classes: tuple[str, ...]) -> st.SearchStrategy[Call]:
+    """A call written as a syntactic form (:data:`spec.model.functions.FORMS`): its tensor a
+    plain one or of a Tensor subclass, the other operand of ``x + y`` any tensor."""
+    return _form_calls(classes, tensor_classes)
+
+
+@st.composite
+def _form_calls(draw: st.DrawFn, classes: tuple[str, ...], tensor_classes: tuple[str, ...]) -> Call:
+    parts = _call_parts(classes, tensor_classes)
+    name = draw(_FORMS)
+    first = draw(parts.true_tensor)
+    kind = FORMS[name].kind
+    if kind == "infix":
+        return Call(name, (first, draw(parts.tensor)))
+    if kind == "reflected":
+        return Call(name, (first, Const(draw(_LEFT_OPERANDS))))
+    if kind == "index":
+        return Call(name, (first, Const(draw(_INDEXES))))
+    return Call(name, (first,))
 
 
 _PARAM_COUNTS = st.sampled_from((2, 3, 3, 1))

@@ -26,10 +26,14 @@ def dispatch(
     kernel: Callable[..., Any],
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
+    declined: Any = None,
 ) -> Any:
     """Run the native function ``func`` (public name ``qualname``) on args exactly as written.
 
-    ``kernel`` computes the result on the data when nobody overrides the call.
+    ``kernel`` computes the result on the data when nobody overrides the call. ``declined``
+    (when not ``None``) is what this call gives when every one of its handlers returns
+    ``NotImplemented``, in place of the TypeError: the operators pass ``NotImplemented`` (a
+    TypeError from inside a handler, or from a dispatch the handler made, still propagates).
     """
     tls = _C._tls.state  # this thread's mode slot and enabled flag
 
@@ -108,6 +112,8 @@ def dispatch(
         )
         if mode is not None:
             message += " nor was it found on the currently active mode " + repr(mode)
+        if declined is not None:
+            return declined
         raise TypeError(message)
     finally:
         # TFM_SELF_002: the native path's warnings surface when the native call returns or

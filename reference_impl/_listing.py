@@ -2,8 +2,9 @@
 ``get_testing_overrides``.
 
 Every public function and dispatched Tensor method is listed, each with a dummy of its
-signature. ``Tensor.__add__`` and ``Tensor.__radd__`` are not: they are spellings of
-``Tensor.add`` (their handlers see ``func is Tensor.add``), not callables of their own.
+signature. ``Tensor.__add__``, ``Tensor.__radd__`` and ``Tensor.__neg__`` are not: they are
+spellings of ``Tensor.add`` and ``Tensor.neg`` (their handlers see those), not callables of
+their own; ``Tensor.__getitem__`` is.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def get_testing_overrides() -> dict[Callable[..., Any], Callable[..., Any]]:
         ns.split: lambda tensor, split_size: -1,
         ns.Tensor.add: lambda self, other, *, alpha=1: -1,
         ns.Tensor.neg: lambda self: -1,
+        ns.Tensor.__getitem__: lambda self, index: -1,
         ns.Tensor.real.__get__: lambda self: -1,
     }
 
@@ -42,6 +44,6 @@ def get_overridable_functions() -> dict[Any, list[Callable[..., Any]]]:
     import reference_impl as ns
 
     listed = list(get_testing_overrides())
-    methods = [ns.Tensor.add, ns.Tensor.neg]
+    methods = [ns.Tensor.add, ns.Tensor.neg, ns.Tensor.__getitem__]
     return {ns: [f for f in listed if f not in methods and getattr(f, "__name__", "") != "__get__"],
             ns.Tensor: [*methods, ns.Tensor.real.__get__]}

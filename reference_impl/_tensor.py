@@ -86,24 +86,41 @@ class Tensor:
             return NotImplemented
         return _declined_is_not_implemented(self, other)
 
+    def __neg__(self) -> Any:
+        # -x is x.neg(): its handlers see func is Tensor.neg.
+        return dispatch(Tensor.neg, "reference_impl.Tensor.neg", neg_kernel, (self,), {})
+
+    def __getitem__(self, index: Any) -> Any:
+        """``x[k]``: dispatched, its handlers see ``func is Tensor.__getitem__`` and
+        ``args == (x, k)``; an int index gives a one-element tensor."""
+        return dispatch(Tensor.__getitem__, "reference_impl.Tensor.__getitem__", _getitem_kernel,
+                        (self, index), {})
+
 
 _C._set_tensor_class(Tensor)
 
 
 def _declined_is_not_implemented(self: Tensor, other: Any) -> Any:
-    """``add`` for the operators: when every handler declines, NotImplemented (Python then
-    tries the other operand's reflected method), as in torch; a handler's own TypeError
-    propagates (TFM_SYNTAX_002)."""
-    try:
-        return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, other), {})
-    except TypeError as exc:
-        if str(exc).startswith("no implementation found for 'reference_impl.Tensor.add'"):
-            return NotImplemented
-        raise
+    """``add`` for the operators: when every handler of this dispatch declines, NotImplemented
+    (Python then tries the other operand's reflected method), as in torch; a handler's own
+    TypeError propagates (TFM_SYNTAX_002)."""
+    return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, other), {},
+                    declined=NotImplemented)
+
+
+def _getitem_kernel(input: Any, index: Any) -> Tensor:
+    data = data_of(input)
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise TypeError(f"only an int indexes a tensor here, not {type(index).__name__}")
+    if not -len(data) <= index < len(data):
+        raise IndexError(f"index {index} is out of range for {len(data)} elements")
+    return wrap([data[index]])
 
 
 def _real_kernel(input: Any) -> Tensor:
-    return wrap(list(data_of(input)))
+    """The real part of real values: the tensor itself (as in torch), its class kept."""
+    data_of(input)
+    return input  # type: ignore[no-any-return]
 
 
 def _operand(other: Any) -> bool:

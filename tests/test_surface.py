@@ -167,6 +167,39 @@ def test_the_sweep_s_test_is_marked_with_every_rule_the_judge_may_fail() -> None
     assert {rule for mark in marks for rule in mark.args} == set(judge.RULES)
 
 
+class _Argument:
+    def __init__(self, name: str, kind: str) -> None:
+        self.name, self.type = name, kind
+
+
+class _Schema:
+    def __init__(self, *arguments: tuple[str, str]) -> None:
+        self.arguments = [_Argument(name, kind) for name, kind in arguments]
+
+
+class _SchemaNamespace:
+    """A namespace whose operator schemas call the tensor ``self``, as aten's do."""
+
+    class _C:
+        @staticmethod
+        def _jit_get_schemas_for_operator(name: str) -> list[_Schema]:
+            assert name == "aten::select"
+            return [_Schema(("self", "Tensor"), ("dim", "int"), ("index", "SymInt"))]
+
+
+def test_schema_types_apply_to_the_function_form_whose_tensor_is_input() -> None:
+    def select(input: Any, dim: Any, index: Any) -> Any:
+        return -1
+
+    # An index that the schema says is an int is not given a tensor (a float tensor there made
+    # torch 2.7 to 2.12 call Tensor.__index__ under the mode: a second dispatch the sweep caused).
+    construction = construct(select, None, _SchemaNamespace())
+    assert construction is not None
+    assert construction.positional == (TENSOR, ("value", 1), ("value", 1))
+    by_name = construct(select, None, None)  # without schemas the parameter's name decides
+    assert by_name is not None and by_name.positional == (TENSOR, ("value", 1), TENSOR)
+
+
 def _syntax_rules(ad: NamespaceAdapter) -> dict[str, list[str]]:
     listed, checked, not_called = judge.read(syntax(ad))
     verdict = judge.judge(listed, checked, not_called, ad.generation, ad.stack_version, {}, {})
@@ -175,12 +208,12 @@ def _syntax_rules(ad: NamespaceAdapter) -> dict[str, list[str]]:
 
 def test_reference_impl_passes_every_form_its_tensor_has() -> None:
     _, checked, not_called = judge.read(syntax(NamespaceAdapter(reference_impl)))
-    assert [name for name, _ in checked] == ["x + y", "2 + x", "Tensor.__add__(x, object())",
-                                             "Tensor.__radd__(x, object())", "x.real",
-                                             "is_tensor_like(duck)", "is_tensor_like(x)",
-                                             "is_tensor_like(1)"]
+    assert [name for name, _ in checked] == [
+        "x[0]", "x[0:1]", "x[...]", "x[None]", "x[i]", "x[(0,)]", "x[[0]]", "x + y", "2 + x", "-x",
+        "Tensor.__add__(x, object())", "Tensor.__radd__(x, object())", "x[[duck]]", "x.real",
+        "is_tensor_like(duck)", "is_tensor_like(x)", "is_tensor_like(1)"]
     assert all(not problems for _, problems in checked)
-    assert ("x[0]", "Tensor has no __getitem__") in not_called
+    assert ("x - y", "Tensor has no __sub__") in not_called
 
 
 def _swallowing_add(self: Any, other: Any) -> Any:  # the NotImplemented wrapping around dispatch

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from spec.model.functions import FUNCS, tensor_data
+from spec.model.functions import FORMS, FUNCS, tensor_data, written
 from spec.model.scenario import (
     Action,
     Arg,
@@ -83,6 +83,8 @@ class Declarations:
         """Run.call: a probe returns a bool, a method is called on its first argument."""
         if self.sc.function_named(func) is not None:
             return f"{func}({', '.join(args)})"
+        if func in FORMS:
+            return f"({written(FORMS[func], args)})"
         info = FUNCS[func]
         positional = args[1:] if info.method else args
         rest = ", ".join([*positional, *(f"{k}={v}" for k, v in kwargs)])

@@ -23,7 +23,8 @@ from conformance.bodies import APPLICABLE, sandboxed
 from conformance.divergence import block
 from conformance.lockstep import Lockstep, run_lockstep
 from conformance.steps import Op
-from spec.model.engine import Engine, ModelRaise
+from spec.model.engine import Engine
+from spec.model.raising import ModelRaise
 from spec.model.scenario import (
     Behaviour,
     ClassDecl,

@@ -74,6 +74,8 @@ def _schema_types(ns: Any, func: Any, required: list[str]) -> dict[str, str]:
     types: dict[str, str] = {}
     for schema in schemas:  # the overloads whose parameters include every required one
         arguments = {str(a.name): str(a.type) for a in getattr(schema, "arguments", ())}
+        if "self" in arguments and "input" in required and "input" not in arguments:
+            arguments["input"] = arguments.pop("self")  # torch.f(input, ...) is aten::f(self, ...)
         if set(required) <= set(arguments):
             for name, kind in arguments.items():
                 types.setdefault(name, kind)

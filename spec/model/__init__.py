@@ -1,8 +1,9 @@
 """The executable model: scenarios in, predicted traces out."""
 
 from .codec import ScenarioError, load_scenario, scenario_from_dict, scenario_to_dict
-from .engine import ModelRaise, predict
+from .engine import predict
 from .limits import Unbounded, Unspecified
+from .raising import ModelRaise
 from .scenario import Scenario
 from .trace import Trace
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .functions import FUNCS
+from .functions import FORMS, FUNCS, HANDED
 from .scenario import (
     GENERATIONS,
     Action,
@@ -134,7 +134,7 @@ def behaviour_from(d: Any, where: str, defined: frozenset[str] = frozenset()) ->
     """``defined``: the functions the scenario defines, which ``on`` may name too."""
     if isinstance(d, dict) and "default" in d:
         t = _keys(d, where, {"default", "on"})
-        on = _keys(t.get("on", {}), f"{where}.on", set(FUNCS) | defined)
+        on = _keys(t.get("on", {}), f"{where}.on", set(FUNCS) | set(HANDED) | defined)
         return Behaviour(action_from(t["default"], f"{where}.default"),
                          tuple((k, action_from(v, f"{where}.on.{k}")) for k, v in on.items()))
     return Behaviour(action_from(d, where))
@@ -227,7 +227,8 @@ def scenario_from_dict(d: Any) -> Scenario:
     call = None
     if "call" in t:
         c = _keys(t["call"], "call", {"func", "args", "kwargs", "thread"}, {"func"})
-        _expect(isinstance(c["func"], str) and (c["func"] in FUNCS or c["func"] in defined), "call",
+        _expect(isinstance(c["func"], str) and (c["func"] in FUNCS or c["func"] in FORMS
+                                                or c["func"] in defined), "call",
                 f"unknown function {c['func']!r}")
         kw = _keys(c.get("kwargs", {}), "call.kwargs", set(_kwarg_names()))
         call = Call(c["func"], tuple(arg_from(a, f"call.args[{i}]") for i, a in

@@ -15,9 +15,11 @@ from contextlib import AbstractContextManager, contextmanager
 from spec.texts import default_release
 
 from . import messages as msg
+from . import syntax
 from .context import Handler, Origin
-from .functions import FUNCS, info_of, kernel, pyfunc_kernel, tensor_data
+from .functions import FORMS, FUNCS, FormInfo, info_of, kernel, pyfunc_kernel, tensor_data
 from .limits import Unbounded, Unspecified
+from .raising import ModelRaise
 from .scenario import (
     Action,
     Const,
@@ -62,14 +64,6 @@ from .trace import (
 from .values import NOTIMPL, ClassWorld, ModeRef, SymTensor, SymValue, to_value
 
 
-class ModelRaise(Exception):
-    """An exception the model predicts the implementation raises."""
-
-    def __init__(self, exc_type: str, message: Message, rules: tuple[str, ...]) -> None:
-        super().__init__(exc_type, message.render())
-        self.exc_type, self.message, self.rules = exc_type, message, rules
-
-
 class Engine:
     """The 2022 profile."""
 
@@ -94,6 +88,9 @@ class Engine:
         #: Overloaded types to use, by the number of handler runs before the dispatch, in
         #: place of the ones the rules give (see :func:`predict`).
         self.forced: Mapping[int, tuple[str, ...]] = {}
+        #: The syntactic form being evaluated and the call depth of its dispatch (see
+        #: :mod:`spec.model.syntax`).
+        self.form: tuple[int, FormInfo] | None = None
 
     # -- driving a scenario ------------------------------------------------
 
@@ -140,7 +137,13 @@ class Engine:
             try:
                 value = self._do_call()
             except ModelRaise:
-                self.events.append(Settled(self._label(self.current), self.settled_rules(True)))
+                rules = self.settled_rules(True)
+                form = FORMS.get(self.sc.call.func)
+                if form is not None and form.operator:
+                    # The exception ends the expression: an operator that caught it would go on
+                    # (to the reflected method) where the call should settle.
+                    rules = ("TFM_SYNTAX_002",)
+                self.events.append(Settled(self._label(self.current), rules))
                 raise
             self.events.append(Settled(self._label(self.current), self.settled_rules(False)))
             return value
@@ -306,6 +309,9 @@ class Engine:
         try:
             if self.depth > self.max_depth:
                 raise Unbounded(func)
+            form = FORMS.get(func)
+            if form is not None:
+                return syntax.evaluate(self, form, args)
             info = info_of(func)
             if info.path == "probe":
                 return self._probe(func, args)
@@ -388,7 +394,7 @@ class Engine:
             if mode is not None:
                 rules += ["TFM_NOTIMPL_004", "TFM_ERROR_003" if python else "TFM_ERROR_002"]
             raise ModelRaise("TypeError", self.no_implementation(func, types, python),
-                             tuple(dict.fromkeys(rules)))
+                             tuple(dict.fromkeys(rules)), declined_at=self.depth)
         finally:
             for _ in deferred:
                 self.warn_plain_method(False)
@@ -700,6 +706,8 @@ class Engine:
             return None if total is None else SymTensor("Tensor", total)
         out = kernel(func, [data(a) for a in args], {k: data(v) for k, v in kwargs.items()})
         assert isinstance(out, tuple)
+        if func == "Tensor.real.__get__" and isinstance(args[0], SymTensor):
+            return args[0]  # the real part of real values: the tensor itself, its class kept
         if func == "split":
             return tuple(SymTensor("Tensor", part) for part in out)
         return SymTensor("Tensor", out)
@@ -707,7 +715,7 @@ class Engine:
     def _run(self, role: Role, who: str, h: Handler, bound: str | None, who_rules: tuple[str, ...],
              types_rules: tuple[str, ...], current_rules: tuple[str, ...]) -> None:
         info = info_of(h.func)
-        why = (
+        why: tuple[tuple[str, tuple[str, ...]], ...] = (
             ("who", who_rules),
             ("role", who_rules),
             ("types", tuple(dict.fromkeys((*h.collect_rules, *types_rules)))),
@@ -720,8 +728,19 @@ class Engine:
         )
         tags = ("TFM_SELF_005",) if role == "mode" else ()
         args, kwvalues = h.described()
+        form = self.form if self.form is not None and self.form[0] == self.depth else None
+        rules = (*who_rules, *tags)
+        if form is not None:  # the form's own dispatch: its rule alone says which handler it
+            # reaches, and whether at all (the same dispatch written as a call has the general
+            # rules); with the others it says what the handler is handed
+            own = (form[1].rule,)
+            why = tuple((key, own) if key in ("who", "role") else
+                        (key, (*decide, *own)) if key in ("func", "args") else
+                        (key, decide) for key, decide in why)
+            rules = own
         self.events.append(HandlerRun(who, role, h.func, h.types, h.seen, self._label(self.current),
-                                      bound, (*who_rules, *tags), why, args, kwvalues))
+                                      bound, rules, why, args, kwvalues,
+                                      form[1].also if form is not None else ()))
 
     def _note(self, text: str, *rules: str, no_handler: bool = False) -> None:
         self.notes.append((len(self.events), Note(text, rules, no_handler)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .codec import action_to, arg_to, step_to
+from .functions import FORMS, written
 from .scenario import Scenario
 from .trace import (
     Constructed,
@@ -70,7 +71,9 @@ def render(scenario: Scenario, trace: Trace) -> str:
     if scenario.call is not None:
         call = scenario.call
         args = [str(arg_to(a)) for a in call.args] + [f"{k}={arg_to(v)}" for k, v in call.kwargs]
-        lines.append(f"  call {call.func}({', '.join(args)}){' in a new thread' if call.thread else ''}")
+        shown = (f"{written(FORMS[call.func], args)} (written as syntax)" if call.func in FORMS
+                 else f"{call.func}({', '.join(args)})")
+        lines.append(f"  call {shown}{' in a new thread' if call.thread else ''}")
     lines.append("prediction:")
     notes: dict[int, list[Note]] = {}
     for index, note in trace.notes:

@@ -8,7 +8,8 @@ from typing import Literal
 
 Path = Literal["native", "python", "probe"]
 Shape = Literal["binary", "unary", "list", "sizes", "split", "probe_seq", "probe_one", "probe_var",
-                "pyfunc"]
+                "pyfunc", "index"]
+FormKind = Literal["infix", "reflected", "unary", "index", "property"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,65 @@ FUNCS: dict[str, FuncInfo] = {
     )
 }
 
+#: Callables a handler is handed for a syntactic form (:data:`FORMS`) that no scenario calls by
+#: name: a call of one (a handler forwarding it) dispatches like a Tensor method.
+HANDED: dict[str, FuncInfo] = {
+    f.name: f
+    for f in (
+        FuncInfo("Tensor.__getitem__", "native", "index", method=True),
+        FuncInfo("Tensor.real.__get__", "native", "unary", method=True),
+    )
+}
+
+
+@dataclass(frozen=True)
+class FormInfo:
+    """A syntactic form a scenario's call can be written as (TFM_SYNTAX_001, TFM_SYNTAX_004).
+
+    The call's arguments fill the form in order: ``x + y`` takes two tensors, ``k + x`` a
+    tensor and an int (written on the left), ``-x`` and ``x.real`` a tensor, ``x[k]`` a tensor
+    and an int. Its handlers are handed ``handed`` with the arguments in that order (the
+    tensor first), or one of ``also`` (the implementation's choice, TFM_SYNTAX_001); an
+    ``operator`` whose handlers all decline MAY give ``NotImplemented`` (TFM_SYNTAX_002).
+    ``special`` is the attribute of the Tensor class the form needs.
+    """
+
+    name: str
+    kind: FormKind
+    handed: str
+    also: tuple[str, ...]
+    special: str
+    rule: str
+    operator: bool = False
+
+
+FORMS: dict[str, FormInfo] = {
+    f.name: f
+    for f in (
+        FormInfo("x + y", "infix", "Tensor.add", ("Tensor.__add__",), "__add__",
+                 "TFM_SYNTAX_001", operator=True),
+        FormInfo("k + x", "reflected", "Tensor.add", ("Tensor.__radd__",), "__radd__",
+                 "TFM_SYNTAX_001", operator=True),
+        FormInfo("-x", "unary", "Tensor.neg", ("Tensor.__neg__",), "__neg__", "TFM_SYNTAX_001"),
+        FormInfo("x[k]", "index", "Tensor.__getitem__", (), "__getitem__", "TFM_SYNTAX_001"),
+        FormInfo("x.real", "property", "Tensor.real.__get__", (), "real", "TFM_SYNTAX_004"),
+    )
+}
+
+
+def written(form: FormInfo, args: list[str]) -> str:
+    """The form written out with ``args`` (the call's arguments, in order) as Python."""
+    if form.kind == "infix":
+        return f"{args[0]} + {args[1]}"
+    if form.kind == "reflected":
+        return f"{args[1]} + {args[0]}"
+    if form.kind == "unary":
+        return f"-{args[0]}"
+    if form.kind == "index":
+        return f"{args[0]}[{args[1]}]"
+    return f"{args[0]}.real"
+
+
 #: Redispatch order inside each family: a handler may only call a later member,
 #: so that every generated scenario terminates.
 FAMILY_ORDER: dict[str, tuple[str, ...]] = {
@@ -66,7 +126,7 @@ FAMILY_ORDER: dict[str, tuple[str, ...]] = {
 def info_of(name: str) -> FuncInfo:
     """The vocabulary's function ``name``; any other name is a function the scenario defines
     in Python (:class:`~spec.model.scenario.PyFuncDecl`), which dispatches on the Python path."""
-    known = FUNCS.get(name)
+    known = FUNCS.get(name) or HANDED.get(name)
     return known if known is not None else FuncInfo(name, "python", "pyfunc")
 
 
@@ -98,13 +158,19 @@ def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
     floats, or a tuple of such tuples for ``split``.
     """
     base = name.removeprefix("Tensor.")
+    if base == "__getitem__":
+        index = args[1]
+        assert isinstance(index, int)
+        return (_data(args[0])[index],)
+    if base == "real.__get__":
+        return _data(args[0])
     bound = dict(kwargs)
     params = {
         "binary": ("input", "other"),
         "unary": ("input",),
         "list": ("tensors",),
         "split": ("tensor", "split_size"),
-    }.get(FUNCS[name].shape, ())
+    }.get(info_of(name).shape, ())
     values = list(args)
     for key in params[len(values):]:
         values.append(bound.pop(key))
@@ -146,4 +212,8 @@ def _data(value: object) -> tuple[float, ...]:
 
 
 def _pair(values: list[object]) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    return _data(values[0]), _data(values[1])
+    """Two operands' data; a number on either side broadcasts to the other's length."""
+    first, second = values[0], values[1]
+    if isinstance(second, int) and not isinstance(second, bool):
+        return _data(first), tuple(float(second) for _ in _data(first))
+    return _data(first), _data(second)

@@ -16,8 +16,9 @@ from typing import Literal
 
 from . import messages as msg
 from .context import Handler
-from .engine import Engine, ModelRaise
+from .engine import Engine
 from .limits import Unspecified
+from .raising import ModelRaise
 from .scenario import Construct, Disable, Enter, Scenario, Step
 from .trace import Constructed, HandlerRun, Message, Raised, Trace, WarningEmitted
 from .values import ModeRef, SymValue

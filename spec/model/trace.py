@@ -131,6 +131,8 @@ class HandlerRun:
     #: ``kwargs``'s items, sorted by key (``None``: not known, or kwargs was no dict); a
     #: prediction names the items the handler must see (others are ``kwargs``'s to allow).
     kwvalues: tuple[tuple[str, ArgSeen], ...] | None = field(default=None, compare=False)
+    #: Other callables the prediction allows as ``func`` (a syntactic form's, TFM_SYNTAX_001).
+    also: tuple[str, ...] = field(default=(), compare=False)
 
     def rules_for(self, name: str) -> tuple[str, ...]:
         for key, rules in self.why:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .codec import ScenarioError
-from .functions import FUNCS
+from .functions import FORMS, FUNCS
 from .scenario import (
     Action,
     Arg,
@@ -143,7 +143,30 @@ def _tensors(a: Arg, classes: object) -> bool:
     return False
 
 
+def _check_form(call: Call, classes: dict[str, ClassDecl]) -> None:
+    """A call written as a syntactic form: a tensor first (a plain one or a Tensor subclass),
+    then a tensor (``x + y``) or an int (``k + x``, ``x[k]``: 0 or 1), by position only."""
+    kind = FORMS[call.func].kind
+    takes = {"infix": 2, "reflected": 2, "index": 2}.get(kind, 1)
+    args = call.args
+    ok = not call.kwargs and len(args) == takes and isinstance(args[0], TensorArg) and (
+        args[0].cls is None or (args[0].cls in classes and classes[args[0].cls].kind == "tensor"))
+    if ok and takes == 2:
+        second = args[1]
+        if kind == "infix":
+            ok = isinstance(second, TensorArg) and _tensors(second, classes)
+        else:
+            ok = (isinstance(second, Const) and isinstance(second.value, int)
+                  and (kind != "index" or second.value in (0, 1)))
+    if not ok:
+        raise ScenarioError(f"call: the arguments do not fit the form {call.func!r}: "
+                            f"{_FORM_SIGNATURES[kind]}, by position only")
+
+
 def _check_call(call: Call, classes: object) -> None:
+    if call.func in FORMS:
+        _check_form(call, classes)  # type: ignore[arg-type]
+        return
     info = FUNCS[call.func]
     values = [*call.args, *(v for _, v in call.kwargs)]
     for v in values:
@@ -187,6 +210,15 @@ def _check_call(call: Call, classes: object) -> None:
         raise ScenarioError(f"call: the arguments do not fit {call.func!r}: it takes "
                             f"{_SIGNATURES.get(shape, 'positional arguments only')}{method}")
 
+
+#: What each kind of syntactic form takes, as ScenarioError says it.
+_FORM_SIGNATURES = {
+    "infix": "(x, y): a tensor (plain or of a Tensor subclass), then any tensor",
+    "reflected": "(x, k): a tensor (plain or of a Tensor subclass), then an int",
+    "index": "(x, k): a tensor (plain or of a Tensor subclass), then the int 0 or 1",
+    "unary": "(x): a tensor (plain or of a Tensor subclass)",
+    "property": "(x): a tensor (plain or of a Tensor subclass)",
+}
 
 #: What each shape of function takes, as ScenarioError says it.
 _SIGNATURES = {

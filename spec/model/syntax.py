@@ -1,0 +1,71 @@
+"""The model of a call written as a syntactic form: ``x + y``, ``k + x``, ``-x``, ``x[k]``,
+``x.real`` (TFM_SYNTAX_001, TFM_SYNTAX_002, TFM_SYNTAX_004).
+
+A form reaches dispatch as the Tensor callable it stands for (:data:`~spec.model.functions.FORMS`)
+would, with the tensor first: its handlers are handed that callable (or one the form allows
+instead) and the arguments in the form's order, and what they answer is the expression's value.
+Two things are the form's own: a handler's exception comes out of the expression as itself
+(TFM_SYNTAX_002, a ``TypeError`` included), and when every handler of an operator's dispatch
+declines, the operator may give ``NotImplemented``, so Python raises a ``TypeError`` of its own
+("unsupported operand type(s)"): the model predicts a ``TypeError`` and leaves its text open.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .functions import FormInfo
+from .limits import Unspecified
+from .raising import ModelRaise
+from .trace import Message, Ref
+from .values import ClassWorld, SymTensor, SymValue
+
+__all__ = ["evaluate"]
+
+#: The rules of an operator whose handlers all declined.
+DECLINED = ("TFM_SYNTAX_002", "TFM_NOTIMPL_002")
+
+
+class Dispatcher(Protocol):
+    """What :func:`evaluate` needs of the engine."""
+
+    depth: int
+    form: tuple[int, FormInfo] | None
+    value_rules: set[str]
+    world: ClassWorld
+
+    def _dispatch(self, func: str, args: list[SymValue], kwargs: dict[str, SymValue],
+                  relevant: list[SymValue], python: bool, spread: bool = False) -> SymValue: ...
+
+
+def evaluate(engine: Dispatcher, form: FormInfo, args: list[SymValue]) -> SymValue:
+    """The value of ``form`` with the call's ``args`` (made at ``engine.depth``)."""
+    saved = engine.form
+    engine.form = (engine.depth, form)
+    try:
+        value = engine._dispatch(form.handed, list(args), {}, list(args), python=False)
+    except ModelRaise as exc:
+        if form.operator and exc.declined_at == engine.depth:
+            other = args[1] if form.kind == "infix" else None
+            if (isinstance(other, SymTensor) and engine.world.is_tensor_class(other.cls)
+                    and isinstance(args[0], SymTensor) and other.cls != args[0].cls):
+                # Given NotImplemented, Python would try the other tensor's reflected method,
+                # a second dispatch; given the TypeError, it would not: a MAY the model leaves.
+                raise Unspecified(f"every handler of {form.name} declined, and the other "
+                                  "operand is a tensor of another class") from None
+            raise ModelRaise("TypeError", Message((Ref("text", "operator-declined"),)),
+                             tuple(dict.fromkeys((*exc.rules, *DECLINED)))) from None
+        if exc.declined_at == engine.depth:  # the form's own dispatch declined: its error
+            raise
+        # Anything else comes out of the expression as it is (a handler's TypeError included);
+        # an operator that puts its own error in its place departs from the first character.
+        message = exc.message
+        if form.operator and message.parts and isinstance(message.parts[0], str):
+            message = Message(message.parts, (("TFM_SYNTAX_002",), *message.rules[1:]))
+        raise ModelRaise(exc.exc_type, message,
+                         tuple(dict.fromkeys((*exc.rules, "TFM_SYNTAX_002"))),
+                         exc.declined_at) from None
+    finally:
+        engine.form = saved
+    engine.value_rules.add(form.rule)
+    return value
