@@ -98,10 +98,22 @@ def run_suite(impl: str, workdir: Path, extra: Sequence[str] = (), timeout: floa
     return SuiteRun(impl, returncode, seconds, certificate, output, reports)
 
 
+#: Seconds a certification of reference_impl or one of tests/mutants may take before it counts
+#: as hung (``mutant_run``).
+MUTANT_TIMEOUT = 1800
+
+
+def mutant_run(factory: pytest.TempPathFactory, impl: str) -> SuiteRun:
+    """The seeded dev run of ``impl`` (reference_impl or a module of tests/mutants) that the
+    modules certifying it share: test_mutants_certified, test_blame, test_reproducible_verdicts'
+    seed 0, and the clean run (``shared_run``: one run per session, whichever asks first)."""
+    return shared_run(factory, impl, timeout=MUTANT_TIMEOUT)
+
+
 def clean_run(factory: pytest.TempPathFactory) -> SuiteRun:
     """reference_impl's seeded dev run: the clean run that several modules compare with, made
-    once per session (``shared_run``)."""
-    return shared_run(factory, "reference_impl")
+    once per session (``mutant_run``; test_mutants_certified's run of reference_impl too)."""
+    return mutant_run(factory, "reference_impl")
 
 
 def _session_root(factory: pytest.TempPathFactory) -> Path:
