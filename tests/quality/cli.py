@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -116,13 +117,20 @@ def clean_run(factory: pytest.TempPathFactory) -> SuiteRun:
     return mutant_run(factory, "reference_impl")
 
 
+#: Held while a thread asks pytest for the base temporary folder (``_session_root``).
+_BASETEMP = threading.Lock()
+
+
 def _session_root(factory: pytest.TempPathFactory) -> Path:
     """The folder of this session's temporary files, one for every pytest-xdist worker of it.
 
     A worker's base folder is ``popen-`` and its name, inside the controller's (a fresh one each
-    session, as pytest makes it): the runs shared there are this session's only.
+    session, as pytest makes it): the runs shared there are this session's only. pytest makes
+    the base folder on first use without a lock, and under pytest-xdist an asker that finds it
+    made removes and makes it again: threads asking together here take turns (_BASETEMP).
     """
-    base = factory.getbasetemp()
+    with _BASETEMP:
+        base = factory.getbasetemp()
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     return base.parent if worker and base.name in (worker, f"popen-{worker}") else base
 
