@@ -20,7 +20,7 @@ import pytest
 
 from spec.examples import load_examples
 from tests.mutants._build import Mutation
-from tests.quality.cli import REPO, suite_command
+from tests.quality.cli import REPO, mutant_run, suite_command
 
 #: Under pytest-xdist (--dist loadgroup) this module's runs start once, on one worker: its
 #: module-scoped fixture starts them all together.
@@ -124,12 +124,22 @@ def _certify(impl: str, workdir: Path, modules: Path) -> dict[str, Any]:
     return certificate
 
 
+def _mutant(impl: str, factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The run of one of tests/mutants that tests/quality/test_mutants_certified.py makes too:
+    the same command, made once per session (cli.mutant_run)."""
+    run = mutant_run(factory, impl)
+    assert run.certificate is not None, f"no certificate for {impl} (exit {run.returncode})\n{run.tail()}"
+    return run.certificate
+
+
 @pytest.fixture(scope="module")
 def certificates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[dict[str, Any]]]]:
     modules = tmp_path_factory.mktemp("faults")
     _write_fault_module(modules)
     with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
-        yield {name: pool.submit(_certify, fault.impl, tmp_path_factory.mktemp(name), modules)
+        yield {name: (pool.submit(_mutant, fault.impl, tmp_path_factory)
+                      if fault.impl.startswith("tests.mutants.")
+                      else pool.submit(_certify, fault.impl, tmp_path_factory.mktemp(name), modules))
                for name, fault in FAULTS.items()}
 
 

@@ -27,7 +27,7 @@ from conformance.adapter import NamespaceAdapter
 from conformance.check import check
 from spec.model import scenario_from_dict
 from tests.mutants._build import Mutation, build
-from tests.quality.cli import REPO, suite_command
+from tests.quality.cli import REPO, mutant_run, suite_command
 
 #: Under pytest-xdist (--dist loadgroup) this module's runs start once, on one worker.
 pytestmark = pytest.mark.xdist_group("test_suite_failures")
@@ -62,12 +62,14 @@ class OneSpaceAdapter(NamespaceAdapter):
         self.TorchFunctionMode = _Mode
 '''
 
-#: Each run: the implementation and which of the suite's tests it runs (-k).
+#: Each run: the implementation and which of the suite's tests it runs (-k). A whole run of one
+#: of tests/mutants is the one tests/quality/test_mutants_certified.py makes (cli.mutant_run:
+#: the same command, made once per session); its state machine's failure is the same there.
 RUNS: dict[str, tuple[str, str | None]] = {
     "one_space": ("msg_one_space", None),
     "threads": ("tests.mutants.global_slot", "test_threads"),
     "contract": ("msg_no_keywords", "test_contract"),
-    "same_mode": ("tests.mutants.enable_same_mode_raises", "test_stateful"),
+    "same_mode": ("tests.mutants.enable_same_mode_raises", None),
 }
 if TORCH:
     RUNS["stack"] = ("msg_stack_adapter:OneSpaceAdapter", "test_stateful")
@@ -82,7 +84,12 @@ def _env(modules: Path, workdir: Path) -> dict[str, str]:
     return env
 
 
-def _certify(impl: str, select: str | None, workdir: Path, modules: Path) -> dict[str, Any]:
+def _certify(impl: str, select: str | None, workdir: Path, modules: Path,
+             factory: pytest.TempPathFactory) -> dict[str, Any]:
+    if select is None and impl.startswith("tests.mutants."):
+        run = mutant_run(factory, impl)
+        assert run.certificate is not None, f"no certificate for {impl} (exit {run.returncode})\n{run.tail()}"
+        return run.certificate
     reports = workdir / "reports"
     extra = ("-k", select) if select else ()
     proc = subprocess.run(suite_command(impl, reports, extra), cwd=REPO, env=_env(modules, workdir),
@@ -108,7 +115,8 @@ def modules(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def certificates(tmp_path_factory: pytest.TempPathFactory,
                  modules: Path) -> Iterator[dict[str, Future[dict[str, Any]]]]:
     with ThreadPoolExecutor(max_workers=2) as pool:
-        yield {name: pool.submit(_certify, impl, select, tmp_path_factory.mktemp(name), modules)
+        yield {name: pool.submit(_certify, impl, select, tmp_path_factory.mktemp(name), modules,
+                                 tmp_path_factory)
                for name, (impl, select) in RUNS.items()}
 
 

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -98,19 +99,38 @@ def run_suite(impl: str, workdir: Path, extra: Sequence[str] = (), timeout: floa
     return SuiteRun(impl, returncode, seconds, certificate, output, reports)
 
 
+#: Seconds a certification of reference_impl or one of tests/mutants may take before it counts
+#: as hung (``mutant_run``).
+MUTANT_TIMEOUT = 1800
+
+
+def mutant_run(factory: pytest.TempPathFactory, impl: str) -> SuiteRun:
+    """The seeded dev run of ``impl`` (reference_impl or a module of tests/mutants) that the
+    modules certifying it share: test_mutants_certified, test_blame, test_reproducible_verdicts'
+    seed 0, and the clean run (``shared_run``: one run per session, whichever asks first)."""
+    return shared_run(factory, impl, timeout=MUTANT_TIMEOUT)
+
+
 def clean_run(factory: pytest.TempPathFactory) -> SuiteRun:
     """reference_impl's seeded dev run: the clean run that several modules compare with, made
-    once per session (``shared_run``)."""
-    return shared_run(factory, "reference_impl")
+    once per session (``mutant_run``; test_mutants_certified's run of reference_impl too)."""
+    return mutant_run(factory, "reference_impl")
+
+
+#: Held while a thread asks pytest for the base temporary folder (``_session_root``).
+_BASETEMP = threading.Lock()
 
 
 def _session_root(factory: pytest.TempPathFactory) -> Path:
     """The folder of this session's temporary files, one for every pytest-xdist worker of it.
 
     A worker's base folder is ``popen-`` and its name, inside the controller's (a fresh one each
-    session, as pytest makes it): the runs shared there are this session's only.
+    session, as pytest makes it): the runs shared there are this session's only. pytest makes
+    the base folder on first use without a lock, and under pytest-xdist an asker that finds it
+    made removes and makes it again: threads asking together here take turns (_BASETEMP).
     """
-    base = factory.getbasetemp()
+    with _BASETEMP:
+        base = factory.getbasetemp()
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     return base.parent if worker and base.name in (worker, f"popen-{worker}") else base
 

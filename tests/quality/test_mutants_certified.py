@@ -25,23 +25,21 @@ import pytest
 from spec.catalogue import load_catalogue
 from tests.mutants import MUTANTS
 
-from .cli import SuiteRun, shared_run
+from .cli import SuiteRun, mutant_run
 from .conftest import SUMMARY_KEY
 
 #: Under pytest-xdist (--dist loadgroup) this module's runs start once, on one worker: its
 #: module-scoped fixture starts them all together.
 pytestmark = pytest.mark.xdist_group("test_mutants_certified")
 
-#: Seconds one certification run may take before it counts as hung.
-TIMEOUT = 1800
 REFERENCE = "reference_impl"
 
 
 def certify(impl: str, factory: pytest.TempPathFactory) -> SuiteRun:
     """Run the suite on ``impl`` in a subprocess (from the repository root) and read the result:
     a run other modules make too (reference_impl's clean run, test_reproducible_verdicts' seed 0
-    of a mutant) is made once per session (cli.shared_run)."""
-    return shared_run(factory, impl, timeout=TIMEOUT)
+    of a mutant, tests/test_blame.py's runs of mutants) is made once per session (cli.mutant_run)."""
+    return mutant_run(factory, impl)
 
 
 class _Runs:
