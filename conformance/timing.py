@@ -76,7 +76,7 @@ def _used(fault: ImplementationHung, before: float | None) -> float | None:
 def _cpu_text(used: list[float | None]) -> str:
     if any(u is None for u in used):
         return ""
-    shown = ", then ".join(f"{u:.1f} s" for u in used if u is not None)
+    shown = ", then ".join(f"{u:.2f} s" for u in used if u is not None)
     return f" (CPU time it used: {shown})"
 
 
