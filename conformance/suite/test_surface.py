@@ -22,7 +22,7 @@ from conformance.runstate import one_line, state_of
 from conformance.sandbox import SandboxedImplementation
 from conformance.surface import judge
 from conformance.surface.probe import sweep
-from conformance.surface.syntax import syntax
+from conformance.surface.syntax import parts, syntax
 
 Record = Callable[[str, object], None]
 #: The property under which the test hands the surface table to the certificate.
@@ -49,8 +49,7 @@ def _account(adapter: Adapter, target: str = SWEEP, budget: float = 600.0) -> Ac
     if not isinstance(adapter, SandboxedImplementation):
         return judge.read((sweep if target == SWEEP else syntax)(adapter))
     if target != SWEEP:
-        return judge.read(adapter.call(target, seconds=budget * BUDGET_SHARE,
-                                       during="the syntax forms of the surface sweep"))
+        return _syntax(adapter, budget)
     names = adapter.call(NAMES, seconds=60.0, during="listing the overridable callables")
     if names is None:
         return None, [], []
@@ -75,6 +74,37 @@ def _account(adapter: Adapter, target: str = SWEEP, budget: float = 600.0) -> Ac
     if len(checked) + len(not_called) > len(names):
         raise judge.SurfaceError("the surface sweep accounts for more callables than it listed")
     return len(names), checked, not_called
+
+
+def _syntax(adapter: SandboxedImplementation, budget: float) -> Account:
+    """The syntax forms in one request; after a fault, part by part, so that a form that
+    crashes or hangs fails its own check (a rule of that part) and the rest are still judged."""
+    deadline = time.monotonic() + budget * BUDGET_SHARE
+    try:
+        return judge.read(adapter.call(SYNTAX, seconds=_left(deadline, CHUNK_SECONDS * 3),
+                                       during="the syntax forms of the surface sweep"))
+    except _OutOfTime:
+        return 0, [], []
+    except (ImplementationFault, RemoteError, judge.SurfaceError) as exc:
+        if isinstance(exc, ImplementationTampered):
+            raise
+    listed, checked, not_called = 0, [], []
+    for name, check in parts():
+        try:
+            more, found, fewer = judge.read(adapter.call(
+                SYNTAX, [name], seconds=_left(deadline, ONE_SECONDS, ONE_SHARE),
+                during=f"the syntax form {name} of the surface sweep"))
+        except _OutOfTime:
+            more, found, fewer = _unchecked([name], budget)
+        except (ImplementationFault, RemoteError, judge.SurfaceError) as exc:
+            if isinstance(exc, ImplementationTampered):
+                raise
+            problem = f"the implementation failed while {name} was checked: {one_line(exc)}"
+            more, found, fewer = 1, [(name, [(check, problem[:400])])], []
+        listed += more or 0
+        checked += found
+        not_called += fewer
+    return listed, checked, not_called
 
 
 def _part(adapter: SandboxedImplementation, chunk: list[str], seconds: float) -> Account:

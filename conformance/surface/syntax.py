@@ -146,7 +146,7 @@ def _form(probe: Probe, form: Form, public: Callable[[object], bool],
 
 
 def _operands(probe: Probe) -> list[list[Any]]:
-    """Binary dunders given an operand they do not support; a list of ducks as an index."""
+    """Binary dunders given an operand they do not support."""
     ad, checked = probe.adapter, []
     x, _, _, _ = _tensors(ad)
     for method in _BINARY:
@@ -161,6 +161,13 @@ def _operands(probe: Probe) -> list[list[Any]]:
         ok = result is NotImplemented
         checked.append([f"Tensor.{method}(x, object())", [] if ok else [
             ["operand", f"returned {_shown(result)}, not NotImplemented"]]])
+    return checked
+
+
+def _index_ducks(probe: Probe) -> list[list[Any]]:
+    """A list of ducks as an index: their handler decides (TFM_ORDER_006)."""
+    ad, checked = probe.adapter, []
+    x, _, _, _ = _tensors(ad)
     if _defines(ad.Tensor, "__getitem__"):
         d = probe.Duck()
         result, error = probe.call(lambda: x[[d]], (), {}, lambda: _nothing())
@@ -228,20 +235,43 @@ def _defines(cls: type, method: str) -> bool:
     return any(method in vars(base) for base in cls.__mro__ if base is not object)
 
 
-def syntax(adapter: Any) -> dict[str, Any]:
-    """Every form the implementation's Tensor supports, checked; plain data for the judge."""
+#: The checks besides the forms, by the name a request for one part gives, with the check a
+#: fault of the implementation during that part fails.
+GROUPS: dict[str, str] = {"operands": "operand", "index-ducks": "index_duck",
+                          "properties": "property", "tensor-like": "tensor_like"}
+
+
+def parts() -> list[tuple[str, str]]:
+    """Each part :func:`syntax` can check alone (a form's text, or a group of :data:`GROUPS`),
+    with the check a fault during it fails."""
+    return [(form[0], "syntax") for form in FORMS] + list(GROUPS.items())
+
+
+def syntax(adapter: Any, only: list[str] | None = None) -> dict[str, Any]:
+    """Every form the implementation's Tensor supports, checked (``only``: just the parts
+    named, see :func:`parts`); plain data for the judge."""
+    wanted = None if only is None else {str(name) for name in only}
     probe = Probe(adapter)
     name_of = namer(getattr(adapter, "ns", None))
     public = _public(adapter)
     checked: list[list[Any]] = []
     not_called: list[list[str]] = []
     for form in FORMS:
+        if wanted is not None and form[0] not in wanted:
+            continue
         if not _defines(adapter.Tensor, form[1]):
             not_called.append([form[0], f"Tensor has no {form[1]}"])
             continue
         checked.append([form[0], _form(probe, form, public, name_of)])
         adapter.reset()
-    checked += _operands(probe) + _properties(probe, name_of) + _tensor_like(probe)
+    if wanted is None or "operands" in wanted:
+        checked += _operands(probe)
+    if wanted is None or "index-ducks" in wanted:
+        checked += _index_ducks(probe)
+    if wanted is None or "properties" in wanted:
+        checked += _properties(probe, name_of)
+    if wanted is None or "tensor-like" in wanted:
+        checked += _tensor_like(probe)
     adapter.reset()
     return {"listed": len(checked) + len(not_called), "checked": checked, "not_called": not_called}
 
