@@ -184,12 +184,30 @@ def test_device_context_composes_with_user_modes(adapter: Adapter, impl_spec: st
 
     try:
         check()
-    except _Broken as broken:
+    except Exception as exc:
+        found = _broken_in(exc)
+        if not found:
+            raise
+        # Hypothesis reports distinct failures together (an exception group): each breaks its
+        # rules, so the test fails for all of them, an excused one never hiding another.
+        broken, rules = found[0], tuple(dict.fromkeys(r for b in found for r in b.rules))
         failing = last.get("plan")
         script = adapter_script(impl_spec, "test_device_context_composes_with_user_modes",
                                 script_body(failing) if failing is not None else _PRELUDE)
-        fail(record_property, broken.rules, broken.where, broken.expected, broken.observed,
-             script, (f"(the shrunk plan: {failing})",))
+        others = tuple(f"also: {', '.join(b.rules)}: {b.where}: expected {b.expected!r}, "
+                       f"got {b.observed!r}" for b in found[1:])
+        fail(record_property, rules, broken.where, broken.expected, broken.observed,
+             script, (*others, f"(the last shrunk plan: {failing})"))
+
+
+def _broken_in(exc: BaseException) -> list[_Broken]:
+    """The plan failures in ``exc``: itself, or those of an exception group, at any depth."""
+    if isinstance(exc, _Broken):
+        return [exc]
+    inner = getattr(exc, "exceptions", None)
+    if not isinstance(inner, (list, tuple)):
+        return []
+    return [b for e in inner if isinstance(e, BaseException) for b in _broken_in(e)]
 
 
 # -- a device block and set_default_device inside a handler ----------------------------------
