@@ -96,7 +96,7 @@ def test_reference_impl_passes_every_must_rule(
     assert run.certificate["level"]["reached"] in ("MUST", "SHOULD")
     # Every feature it declares is exercised (the examples that need one are marked with it).
     assert run.certificate["level"]["features"] == ["python-path", "raw-slot", "subclass-as-mode",
-                                                     "surface"]
+                                                     "surface", "syntax"]
     assert run.returncode == 0, run.tail()
 
 
