@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .codec import action_to, arg_to, step_to
 from .functions import FORMS, written
-from .scenario import Scenario
+from .scenario import Call, Scenario, TensorArg
 from .trace import (
     Constructed,
     Event,
@@ -71,7 +71,7 @@ def render(scenario: Scenario, trace: Trace) -> str:
     if scenario.call is not None:
         call = scenario.call
         args = [str(arg_to(a)) for a in call.args] + [f"{k}={arg_to(v)}" for k, v in call.kwargs]
-        shown = (f"{written(FORMS[call.func], args)} (written as syntax)" if call.func in FORMS
+        shown = (_form_shown(call) if call.func in FORMS
                  else f"{call.func}({', '.join(args)})")
         lines.append(f"  call {shown}{' in a new thread' if call.thread else ''}")
     lines.append("prediction:")
@@ -92,3 +92,17 @@ def render(scenario: Scenario, trace: Trace) -> str:
         lines.append(f"outcome: returns {show_value(outcome.value)}{_rules(outcome.rules)}")
     lines.append(f"afterwards: current mode {trace.after}{_rules(trace.after_rules)}")
     return "\n".join(lines)
+
+
+def _form_shown(call: Call) -> str:
+    """A call written as syntax, its tensors named as the model numbers them (x0, x1, ...)."""
+    names: list[str] = []
+    kinds: list[str] = []
+    for arg in call.args:
+        if isinstance(arg, TensorArg):
+            names.append(f"x{len(kinds)}")
+            kinds.append(f"x{len(kinds)} {arg.cls or 'plain'}")
+        else:
+            names.append(str(arg_to(arg)))
+    return f"{written(FORMS[call.func], names)} (written as syntax; {', '.join(kinds)})"
+
