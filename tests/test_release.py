@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,17 @@ def test_keep_venv_leaves_it_and_says_where(tmp_path: Path, monkeypatch: pytest.
     out = capsys.readouterr().out
     assert "kept venv:" in out and "remove venv" not in out
     assert len(list(tmp_path.glob("tfm-torch-2.0.1-*"))) == 1
+
+
+def test_the_committed_certificate_has_no_evidence_of_this_machine(tmp_path: Path) -> None:
+    from conformance.release import commit_ready
+
+    written = tmp_path / "certificate.json"
+    written.write_text(json.dumps({"schema_version": 6, "evidence": {"expected_failures": {
+        "path": "/home/someone/checkout/conformance/expected_failures/torch-2.0.1.toml"}},
+        "rules": {}}), encoding="utf-8")
+    target = tmp_path / "torch-2.0.1.json"
+    commit_ready(written, target)
+    document = json.loads(target.read_text(encoding="utf-8"))
+    assert document == {"schema_version": 6, "evidence": None, "rules": {}}
+    assert "/home/someone" not in target.read_text(encoding="utf-8")

@@ -127,7 +127,7 @@ def test_verify_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     for path, text in ((tmp_path / "missing.json", "cannot read it"),
                        (tmp_path / "not.json", "not a certificate: not JSON"),
                        (tmp_path / "other.json", "other.json: not a certificate: $."),
-                       (old, "a certificate of schema 2 without evidence")):
+                       (old, "a certificate of schema 6 without evidence")):
         done = _verify(path, tmp_path)
         assert done.returncode == 2, done.stderr
         assert done.stdout == "" and len(done.stderr.splitlines()) == 1, done.stderr
