@@ -9,6 +9,7 @@ the rule entries link to.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -111,8 +112,16 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
         lines += ["No torch release certified here diverges from a rule.", ""]
     for (rule_id, snippet), group in groups.items():
         title = f"{rule_id} on {spans(group['releases'], order)}"
-        lines += [f".. _{group['label']}:", "", title, "~" * len(title), "", group["reason"], ""]
+        lines += [f".. _{group['label']}:", "", title, "~" * len(title), "", _plain(group["reason"]),
+                  ""]
         if snippet:
             lines += [".. code-block:: python", ""]
             lines += [f"   {line}".rstrip() for line in snippet.splitlines()] + [""]
     return "\n".join(lines) + "\n"
+
+
+def _plain(text: str) -> str:
+    """``text`` as reStructuredText that shows it as written: a reason is prose, not markup
+    (``Tensor.add_`` would be a reference, ``*args`` an emphasis)."""
+    return re.sub(r"([\\_*`|<>\[\]])", r"\\\1", text)
+
