@@ -33,7 +33,7 @@ def features_needed(scenario: Scenario) -> frozenset[str]:
     if call is not None and (call.func == "split" or scenario.function_named(call.func)):
         needed.add("python-path")
     if call is not None and call.func in FORMS:
-        needed.add("syntax")
+        needed.add(FORMS[call.func].feature)
     classes = {c.name for c in scenario.classes}
     for step in scenario.setup:
         if isinstance(step, Enable) and step.target in classes:

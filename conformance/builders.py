@@ -12,10 +12,11 @@ run: the set-up steps, the call, what was observed. This module imports nothing 
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from spec.model.functions import FORMS, pyfunc_kernel
+from spec.model.functions import FORMS, FormInfo, handed_args, pyfunc_kernel
 from spec.model.scenario import Action, Behaviour, PyFuncDecl, Scenario
 from spec.model.trace import Constructed, Event
 
@@ -30,16 +31,27 @@ RUNS: dict[str, ScenarioObjects] = {}
 KEYS = itertools.count()
 
 
-def evaluate_form(kind: str, args: Sequence[Any]) -> Any:
+#: The operators a form may be written with, applied as Python applies them.
+_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul}
+
+
+def evaluate_form(form: FormInfo, args: Sequence[Any]) -> Any:
     """A syntactic form, evaluated as Python evaluates it (the interpreter picks the method)."""
-    if kind == "infix":
-        return args[0] + args[1]
-    if kind == "reflected":
-        return args[1] + args[0]
-    if kind == "unary":
+    if form.kind == "infix":
+        return _OPERATORS[form.symbol](args[0], args[1])
+    if form.kind == "reflected":
+        return _OPERATORS[form.symbol](args[1], args[0])
+    if form.kind == "inplace":
+        target = args[0]
+        target += args[1]  # Python's in-place protocol: __iadd__, else __add__ and __radd__
+        return target
+    if form.kind == "unary":
         return -args[0]
-    if kind == "index":
-        return args[0][args[1]]
+    if form.kind == "len":
+        return len(args[0])
+    if form.kind == "index":
+        return args[0][handed_args(form, list(args))[1]]
     return args[0].real
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 
+from spec.model.functions import FORMS
 from spec.model.scenario import Scenario
 from spec.model.trace import HandlerRun, Trace
 
@@ -57,9 +58,11 @@ class Excusals:
     def __bool__(self) -> bool:
         return bool(self.scopes)
 
-    def covers(self, rules: Collection[str], func: str | None) -> bool:
+    def covers(self, rules: Collection[str], funcs: Collection[str]) -> bool:
+        """Whether every one of ``rules`` is excused where the divergence shows (``funcs``: the
+        names of the function whose dispatch shows it, any of which a scope may use)."""
         return bool(rules) and all(
-            rule in self.scopes and (not self.scopes[rule] or func in self.scopes[rule])
+            rule in self.scopes and (not self.scopes[rule] or not self.scopes[rule].isdisjoint(funcs))
             for rule in rules)
 
 
@@ -103,14 +106,19 @@ def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
 
 
 def _divergent_func(scenario: Scenario, expected: Trace, observed: Trace,
-                    naming: Naming) -> str | None:
+                    naming: Naming) -> tuple[str, ...]:
     """The function whose dispatch shows the first divergence: that of the first differing
-    handler run, else the scenario's call."""
+    handler run, else the scenario's call; with the call's syntactic form too where the
+    handler was handed one of the form's callables (a scope may name either)."""
+    call = scenario.call.func if scenario.call is not None else None
     divergence = first_divergence(align(expected, observed, naming), observed, naming)
     for event in divergence[1:] if divergence is not None else ():
         if isinstance(event, HandlerRun):
-            return event.func
-    return scenario.call.func if scenario.call is not None else None
+            form = FORMS.get(call or "")
+            if form is not None and event.func in (form.handed, *form.also):
+                return (event.func, form.name)
+            return (event.func,)
+    return (call,) if call is not None else ()
 
 
 def _forcing(expected: Trace, observed: Trace,

@@ -168,9 +168,26 @@ NAMES: tuple[Name, ...] = (
          "mode's handler (TFM_SYNTAX_001).", optional=BOTH),
     Name("Tensor.__radd__", "`k + x` with an int `k`: the reflected operator.", optional=BOTH),
     Name("Tensor.__neg__", "`-x`: the unary operator.", optional=BOTH),
-    Name("Tensor.__getitem__", "`x[k]` with an int `k`: indexing.", optional=BOTH),
+    Name("Tensor.__getitem__", "`x[k]`, `x[(k,)]`, `x[[k]]` with an int `k`, and `x[None]`: "
+         "indexing, its handlers handed the index as written.", optional=BOTH),
     Name("Tensor.real", "`x.real`: a property that dispatches, its getter `Tensor.real.__get__` "
          "handed to the handlers (TFM_SYNTAX_004).", optional=BOTH),
+    Name("Tensor.__sub__", "`x - y`: its handlers are handed `Tensor.sub` (or `Tensor.__sub__`).",
+         optional=BOTH),
+    Name("Tensor.__mul__", "`x * y`: its handlers are handed `Tensor.mul` (or `Tensor.__mul__`).",
+         optional=BOTH),
+    Name("Tensor.__rmul__", "`k * x` with an int `k`: the reflected `*`.", optional=BOTH),
+    Name("Tensor.__iadd__", "`x += y`: in place, its handlers handed `Tensor.add_` (or "
+         "`Tensor.__iadd__`); the value is `x` itself.", optional=BOTH),
+    Name("Tensor.__len__", "`len(x)`: on the Python path (`handle_torch_function`), its "
+         "handlers handed `Tensor.__len__`; what they answer is what `len` checks.",
+         optional=BOTH),
+    Name("Tensor.sub", "`x.sub(other, alpha=1)`: what `x - y` hands its handlers.",
+         optional=BOTH),
+    Name("Tensor.mul", "`x.mul(other)`: what `x * y` and `k * x` hand their handlers.",
+         optional=BOTH),
+    Name("Tensor.add_", "`x.add_(other, alpha=1)`: what `x += y` hands its handlers.",
+         optional=BOTH),
     # -- what the report shows -----------------------------------------------------------------
     Name("__version__", "The version shown in the report (else `unknown`); in the stack "
          "generation, a version starting with `1.` follows torch 1.13 where 1.13 and 2.x "
@@ -198,9 +215,14 @@ FEATURES: tuple[Feature, ...] = (
             "it with an `overridable()` method).", BOTH, ("overrides.get_testing_overrides",)),
 
     Feature("syntax", "Calls written as syntax: generated scenarios evaluate `x + y`, `k + x`, "
-            "`-x`, `x[k]` and `x.real` where they would call a function (the SYNTAX rules).",
+            "`-x`, `x[k]` (also `x[(k,)]`, `x[[k]]`, `x[None]`) and `x.real` where they would "
+            "call a function (the SYNTAX rules).",
             BOTH, ("Tensor.__add__", "Tensor.__radd__", "Tensor.__neg__", "Tensor.__getitem__",
                    "Tensor.real")),
+    Feature("more-syntax", "More calls written as syntax: `x - y`, `x * y`, `k * x`, "
+            "`x += y` and `len(x)` (the SYNTAX rules).", BOTH,
+            ("Tensor.__sub__", "Tensor.__mul__", "Tensor.__rmul__", "Tensor.__iadd__",
+             "Tensor.__len__", "Tensor.sub", "Tensor.mul", "Tensor.add_")),
     Feature("device-context", "A device-context mode of the implementation's own: `with "
             "device(...)` and `set_default_device` put a mode on the stack that fills in "
             "`device=` for the factories (the OWNMODE rules).", ("stack",),

@@ -139,7 +139,7 @@ class Run(ScenarioObjects):
         if name in self.defined:
             return self.defined[name](*args, **kwargs)
         if name in FORMS:
-            return evaluate_form(FORMS[name].kind, args)
+            return evaluate_form(FORMS[name], args)
         info = FUNCS[name]
         if info.path == "probe":
             return self.ad.has_torch_function(name, args)
@@ -154,7 +154,7 @@ class Run(ScenarioObjects):
         if isinstance(action, NotImpl):
             return NotImplemented
         if isinstance(action, Raise):
-            raise HandlerError(action.message)
+            raise (HandlerError if action.error == "HandlerError" else TypeError)(action.message)
         kwargs = dict(ctx.kwargs or {})
         if isinstance(action, DeferToTypes):
             if ctx.types:

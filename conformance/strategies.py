@@ -51,7 +51,8 @@ ORDERED_FUNCS = tuple(f for group in zip(CALLABLE, CALLABLE[::-1], CALLABLE[3:] 
                                          strict=True) for f in group) + PROBES
 
 returns = st.integers(min_value=-50, max_value=50).map(Return)
-raises = st.sampled_from(["boom", "bad input"]).map(Raise)
+raises = st.builds(Raise, st.sampled_from(["boom", "bad input"]),
+                   st.sampled_from(("HandlerError", "HandlerError", "TypeError")))
 
 
 @functools.cache
@@ -154,7 +155,7 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022",
         function, call = draw(defined_calls(class_names))
         functions = (function,)
     elif "syntax" in features and draw(_ONE_IN_TEN) < 2:  # a call written as syntax
-        call = draw(form_calls(class_names, tensor_classes))
+        call = draw(form_calls(class_names, tensor_classes, "more-syntax" in features))
     else:
         call = draw(calls(class_names, tensor_classes))
     if draw(_ONE_IN_TEN) == 0:
@@ -257,31 +258,35 @@ def _calls(draw: st.DrawFn, classes: tuple[str, ...], tensor_classes: tuple[str,
     return Call(func, items)
 
 
-_FORMS = st.sampled_from(tuple(FORMS))
+_FORMS = st.sampled_from(tuple(name for name, form in FORMS.items() if form.feature == "syntax"))
+_ALL_FORMS = st.sampled_from(tuple(FORMS))
 _INDEXES = st.sampled_from((0, 1))
 _LEFT_OPERANDS = st.sampled_from((2, -1))
 
 
 @functools.cache
-def form_calls(classes: tuple[str, ...], tensor_classes: tuple[str, ...]) -> st.SearchStrategy[Call]:
-    """A call written as a syntactic form (:data:`spec.model.functions.FORMS`): its tensor a
-    plain one or of a Tensor subclass, the other operand of ``x + y`` any tensor."""
-    return _form_calls(classes, tensor_classes)
+def form_calls(classes: tuple[str, ...], tensor_classes: tuple[str, ...],
+               more: bool = False) -> st.SearchStrategy[Call]:
+    """A call written as a syntactic form (:data:`spec.model.functions.FORMS`; with ``more``
+    also those of the feature more-syntax): its tensor a plain one or of a Tensor subclass,
+    the other operand of ``x + y`` any tensor."""
+    return _form_calls(classes, tensor_classes, more)
 
 
 @st.composite
-def _form_calls(draw: st.DrawFn, classes: tuple[str, ...], tensor_classes: tuple[str, ...]) -> Call:
+def _form_calls(draw: st.DrawFn, classes: tuple[str, ...], tensor_classes: tuple[str, ...],
+                more: bool) -> Call:
     parts = _call_parts(classes, tensor_classes)
-    name = draw(_FORMS)
+    name = draw(_ALL_FORMS if more else _FORMS)
     first = draw(parts.true_tensor)
     kind = FORMS[name].kind
-    if kind == "infix":
+    if FORMS[name].takes == 1:
+        return Call(name, (first,))
+    if kind in ("infix", "inplace"):
         return Call(name, (first, draw(parts.tensor)))
     if kind == "reflected":
         return Call(name, (first, Const(draw(_LEFT_OPERANDS))))
-    if kind == "index":
-        return Call(name, (first, Const(draw(_INDEXES))))
-    return Call(name, (first,))
+    return Call(name, (first, Const(draw(_INDEXES))))  # an index
 
 
 _PARAM_COUNTS = st.sampled_from((2, 3, 3, 1))

@@ -7,7 +7,16 @@ import math
 from typing import Any
 
 from reference_impl._dispatch import dispatch
-from reference_impl._tensor import Tensor, add_kernel, data_of, neg_kernel, pair, wrap
+from reference_impl._tensor import (
+    Tensor,
+    add_kernel,
+    data_of,
+    mul_kernel,
+    neg_kernel,
+    pair,
+    sub_kernel,
+    wrap,
+)
 
 __all__ = ["abs", "add", "cat", "div", "max", "mean", "mul", "neg", "ones", "sub", "sum"]
 
@@ -20,24 +29,14 @@ def add(*args: Any, **kwargs: Any) -> Any:
     return dispatch(add, "reference_impl.add", add_kernel, args, kwargs)
 
 
-def _sub_kernel(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
-    data, other_data = pair(input, other)
-    return wrap([a - alpha * b for a, b in zip(data, other_data, strict=True)])
-
-
 def sub(*args: Any, **kwargs: Any) -> Any:
     """``sub(input, other, *, alpha=1)``: input - alpha * other."""
-    return dispatch(sub, "reference_impl.sub", _sub_kernel, args, kwargs)
-
-
-def _mul_kernel(input: Any, other: Any) -> Tensor:
-    data, other_data = pair(input, other)
-    return wrap([a * b for a, b in zip(data, other_data, strict=True)])
+    return dispatch(sub, "reference_impl.sub", sub_kernel, args, kwargs)
 
 
 def mul(*args: Any, **kwargs: Any) -> Any:
     """``mul(input, other)``: elementwise product."""
-    return dispatch(mul, "reference_impl.mul", _mul_kernel, args, kwargs)
+    return dispatch(mul, "reference_impl.mul", mul_kernel, args, kwargs)
 
 
 def _div_kernel(input: Any, other: Any) -> Tensor:

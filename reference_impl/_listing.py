@@ -2,9 +2,10 @@
 ``get_testing_overrides``.
 
 Every public function and dispatched Tensor method is listed, each with a dummy of its
-signature. ``Tensor.__add__``, ``Tensor.__radd__`` and ``Tensor.__neg__`` are not: they are
-spellings of ``Tensor.add`` and ``Tensor.neg`` (their handlers see those), not callables of
-their own; ``Tensor.__getitem__`` is.
+signature. The operators (``Tensor.__add__``, ``__radd__``, ``__sub__``, ``__mul__``,
+``__rmul__``, ``__iadd__``, ``__neg__``) are not: they are spellings of ``Tensor.add``, ``sub``,
+``mul``, ``add_`` and ``neg`` (their handlers see those), not callables of their own;
+``Tensor.__getitem__`` and ``Tensor.__len__`` are.
 """
 
 from __future__ import annotations
@@ -33,7 +34,11 @@ def get_testing_overrides() -> dict[Callable[..., Any], Callable[..., Any]]:
         ns.sum: lambda input: -1,
         ns.split: lambda tensor, split_size: -1,
         ns.Tensor.add: lambda self, other, *, alpha=1: -1,
+        ns.Tensor.sub: lambda self, other, *, alpha=1: -1,
+        ns.Tensor.mul: lambda self, other: -1,
+        ns.Tensor.add_: lambda self, other, *, alpha=1: -1,
         ns.Tensor.neg: lambda self: -1,
+        ns.Tensor.__len__: lambda self: -1,
         ns.Tensor.__getitem__: lambda self, index: -1,
         ns.Tensor.real.__get__: lambda self: -1,
     }
@@ -44,6 +49,7 @@ def get_overridable_functions() -> dict[Any, list[Callable[..., Any]]]:
     import reference_impl as ns
 
     listed = list(get_testing_overrides())
-    methods = [ns.Tensor.add, ns.Tensor.neg, ns.Tensor.__getitem__]
+    methods: list[Callable[..., Any]] = [ns.Tensor.add, ns.Tensor.sub, ns.Tensor.mul, ns.Tensor.add_, ns.Tensor.neg,
+               ns.Tensor.__getitem__, ns.Tensor.__len__]
     return {ns: [f for f in listed if f not in methods and getattr(f, "__name__", "") != "__get__"],
             ns.Tensor: [*methods, ns.Tensor.real.__get__]}

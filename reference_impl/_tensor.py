@@ -64,6 +64,20 @@ class Tensor:
         """``add(other, *, alpha=1)``: native method; handlers see ``func is Tensor.add``."""
         return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, *args), kwargs)
 
+    def sub(self, *args: Any, **kwargs: Any) -> Any:
+        """``sub(other, *, alpha=1)``: native method; handlers see ``func is Tensor.sub``."""
+        return dispatch(Tensor.sub, "reference_impl.Tensor.sub", sub_kernel, (self, *args), kwargs)
+
+    def mul(self, *args: Any, **kwargs: Any) -> Any:
+        """``mul(other)``: native method; handlers see ``func is Tensor.mul``."""
+        return dispatch(Tensor.mul, "reference_impl.Tensor.mul", mul_kernel, (self, *args), kwargs)
+
+    def add_(self, *args: Any, **kwargs: Any) -> Any:
+        """``add_(other, *, alpha=1)``: in place, giving the tensor itself; handlers see
+        ``func is Tensor.add_``."""
+        return dispatch(Tensor.add_, "reference_impl.Tensor.add_", add_in_place_kernel,
+                        (self, *args), kwargs)
+
     def neg(self, *args: Any, **kwargs: Any) -> Any:
         """``neg()``: native method; handlers see ``func is Tensor.neg``."""
         return dispatch(Tensor.neg, "reference_impl.Tensor.neg", neg_kernel, (self, *args), kwargs)
@@ -74,17 +88,36 @@ class Tensor:
         ``func`` as the property's getter, ``Tensor.real.__get__``, and ``args == (x,)``."""
         return dispatch(Tensor.real.__get__, "reference_impl.Tensor.real", _real_kernel, (self,), {})
 
+    # The operators: an operand the method does not take gives NotImplemented, so Python can
+    # try the reflected one (as in torch); a TypeError of a handler propagates as itself
+    # (TFM_SYNTAX_002). Handlers see the method the operator spells (x - y: Tensor.sub).
+
     def __add__(self, other: Any) -> Any:
-        # An operand add does not take gives NotImplemented, so Python can try the reflected
-        # add (as in torch); a TypeError of a handler propagates as itself (TFM_SYNTAX_002).
-        if not _operand(other):
-            return NotImplemented
-        return _declined_is_not_implemented(self, other)
+        return _operator(Tensor.add, "add", add_kernel, self, other)
 
     def __radd__(self, other: Any) -> Any:
-        if not _operand(other):
-            return NotImplemented
-        return _declined_is_not_implemented(self, other)
+        return _operator(Tensor.add, "add", add_kernel, self, other)
+
+    def __sub__(self, other: Any) -> Any:
+        return _operator(Tensor.sub, "sub", sub_kernel, self, other)
+
+    def __mul__(self, other: Any) -> Any:
+        return _operator(Tensor.mul, "mul", mul_kernel, self, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return _operator(Tensor.mul, "mul", mul_kernel, self, other)
+
+    def __iadd__(self, other: Any) -> Any:
+        return _operator(Tensor.add_, "add_", add_in_place_kernel, self, other)
+
+    def __len__(self) -> int:
+        """``len(x)``: on the Python path, as torch's: handlers see ``func is Tensor.__len__``
+        and ``args == (x,)``; ``len`` checks what they answer."""
+        from reference_impl.overrides import handle_torch_function, has_torch_function_unary
+
+        if has_torch_function_unary(self):
+            return handle_torch_function(Tensor.__len__, (self,), self)  # type: ignore[no-any-return]
+        return len(self._data)
 
     def __neg__(self) -> Any:
         # -x is x.neg(): its handlers see func is Tensor.neg.
@@ -92,7 +125,8 @@ class Tensor:
 
     def __getitem__(self, index: Any) -> Any:
         """``x[k]``: dispatched, its handlers see ``func is Tensor.__getitem__`` and
-        ``args == (x, k)``; an int index gives a one-element tensor."""
+        ``args == (x, k)``, the index as written; an int (alone, or in a one-item tuple or
+        list) gives a one-element tensor, ``None`` the same values."""
         return dispatch(Tensor.__getitem__, "reference_impl.Tensor.__getitem__", _getitem_kernel,
                         (self, index), {})
 
@@ -100,18 +134,26 @@ class Tensor:
 _C._set_tensor_class(Tensor)
 
 
-def _declined_is_not_implemented(self: Tensor, other: Any) -> Any:
-    """``add`` for the operators: when every handler of this dispatch declines, NotImplemented
-    (Python then tries the other operand's reflected method), as in torch; a handler's own
-    TypeError propagates (TFM_SYNTAX_002)."""
-    return dispatch(Tensor.add, "reference_impl.Tensor.add", add_kernel, (self, other), {},
+def _operator(method: Callable[..., Any], name: str, kernel: Callable[..., Tensor],
+              self: Tensor, other: Any) -> Any:
+    """``method`` for an operator: when every handler of this dispatch declines,
+    NotImplemented (Python then tries the other operand's reflected method), as in torch; a
+    handler's own TypeError propagates (TFM_SYNTAX_002)."""
+    if not _operand(other):
+        return NotImplemented
+    return dispatch(method, f"reference_impl.Tensor.{name}", kernel, (self, other), {},
                     declined=NotImplemented)
 
 
 def _getitem_kernel(input: Any, index: Any) -> Tensor:
     data = data_of(input)
+    if index is None:
+        return wrap(list(data))
+    if type(index) in (tuple, list) and len(index) == 1:
+        index = index[0]
     if isinstance(index, bool) or not isinstance(index, int):
-        raise TypeError(f"only an int indexes a tensor here, not {type(index).__name__}")
+        raise TypeError("only an int (alone, or in a one-item tuple or list) or None indexes a "
+                        f"tensor here, not {type(index).__name__}")
     if not -len(data) <= index < len(data):
         raise IndexError(f"index {index} is out of range for {len(data)} elements")
     return wrap([data[index]])
@@ -186,6 +228,27 @@ def add_kernel(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
     if alpha == 1:
         return wrap(list(map(operator.add, data, other_data)))
     return wrap([a + alpha * b for a, b in zip(data, other_data, strict=True)])
+
+
+def add_in_place_kernel(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
+    """input += alpha * other, giving input itself (it cannot grow by broadcasting)."""
+    data, other_data = pair(input, other)
+    if len(data) != len(data_of(input)):
+        raise RuntimeError(f"cannot add {len(other_data)} elements in place into {len(input._data)}")
+    input._data[:] = [a + alpha * b for a, b in zip(data, other_data, strict=True)]
+    return input  # type: ignore[no-any-return]
+
+
+def sub_kernel(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
+    """input - alpha * other."""
+    data, other_data = pair(input, other)
+    return wrap([a - alpha * b for a, b in zip(data, other_data, strict=True)])
+
+
+def mul_kernel(input: Any, other: Any) -> Tensor:
+    """input * other, elementwise."""
+    data, other_data = pair(input, other)
+    return wrap([a * b for a, b in zip(data, other_data, strict=True)])
 
 
 def neg_kernel(input: Any) -> Tensor:

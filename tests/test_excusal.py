@@ -21,7 +21,7 @@ from conformance.check import check
 from conformance.excusal import Excusals
 from conformance.expectations import ExpectationsError, parse_scopes
 from conformance.sweep import run_sweep
-from spec.model.codec import scenario_from_dict
+from spec.model.codec import scenario_from_dict, scenario_to_dict
 from tests.mutants._build import build
 from tests.mutants.kwargs_empty_dict import MUTATIONS as KWARGS_DICT
 from tests.mutants.superclass_first import MUTATIONS as SUPERCLASS_FIRST
@@ -136,6 +136,22 @@ def test_a_scoped_entry_excuses_only_in_its_functions() -> None:
     here = check(BOTH_IN_ONE_RUN, ordering, excused=Excusals({r: {"add"} for r in rules}))
     assert elsewhere is not None and elsewhere.excused == () and elsewhere.rules == rules
     assert here is not None and here.excused == rules
+
+
+#: BOTH_IN_ONE_RUN's call written as syntax: the handler runs are handed Tensor.add.
+AS_SYNTAX = scenario_from_dict({**{k: v for k, v in scenario_to_dict(BOTH_IN_ONE_RUN).items()
+                                   if k != "call"},
+                                "call": {"func": "x + y", "args": ["A", "SubA"]}})
+
+
+def test_a_scope_names_a_syntactic_form_or_the_callable_it_hands() -> None:
+    ordering = NamespaceAdapter(ORDERING)
+    rules = check(AS_SYNTAX, ordering)
+    assert rules is not None and rules.rules, "the ordering bug must show through x + y"
+    for scope, excused in (({"x + y"}, True), ({"Tensor.add"}, True), ({"k + x"}, False),
+                           ({"add"}, False)):
+        checked = check(AS_SYNTAX, ordering, excused=Excusals({r: scope for r in rules.rules}))
+        assert checked is not None and bool(checked.excused) is excused, scope
 
 
 def test_scopes_are_read_and_checked() -> None:

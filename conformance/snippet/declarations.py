@@ -84,7 +84,10 @@ class Declarations:
         if self.sc.function_named(func) is not None:
             return f"{func}({', '.join(args)})"
         if func in FORMS:
-            return f"({written(FORMS[func], args)})"
+            form = FORMS[func]
+            if form.kind == "inplace":  # a statement: plus_equals(x, y) does x += y, gives x
+                return f"plus_equals({args[0]}, {args[1]})"
+            return f"({written(form, args)})"
         info = FUNCS[func]
         positional = args[1:] if info.method else args
         rest = ", ".join([*positional, *(f"{k}={v}" for k, v in kwargs)])
@@ -112,7 +115,7 @@ class Declarations:
         elif isinstance(act, NotImpl):
             yield "return NotImplemented"
         elif isinstance(act, Raise):
-            yield f"raise HandlerError({act.message!r})"
+            yield f"raise {act.error}({act.message!r})"
         elif isinstance(act, Forward):
             if act.disable:
                 yield "with DisableTorchFunction():"

@@ -42,10 +42,20 @@ def constructed(self, name, args, kwargs):
     print(f"constructed {name}: inner={shown!r}, {len(args) + len(kwargs)} argument(s)")
 
 
+def plus_equals(target, other):
+    """`target += other`, as an expression."""
+    target += other
+    return target
+
+
+def flat(values):
+    return [x for v in values for x in flat(v)] if isinstance(values, list) else [values]
+
+
 def observe(value):
     if isinstance(value, Tensor):
         with DisableTorchFunction():
-            data = [float(x) for x in value.tolist()]
+            data = [float(x) for x in flat(value.tolist())]
         return f"{type(value).__name__ if type(value) is not Tensor else 'Tensor'}({data})"
     if isinstance(value, (tuple, list)):
         return "(" + ", ".join(observe(v) for v in value) + ("," if len(value) == 1 else "") + ")"

@@ -115,9 +115,12 @@ def action_from(d: Any, where: str) -> Action:
                 "return takes an integer")
         return Return(t["return"])
     if "raise" in d:
-        t = _keys(d, where, {"raise"})
+        t = _keys(d, where, {"raise", "error"})
         _expect(isinstance(t["raise"], str), where, "raise takes a message string")
-        return Raise(t["raise"])
+        error = t.get("error", "HandlerError")
+        _expect(error in ("HandlerError", "TypeError"), where,
+                "error takes \"HandlerError\" (the default) or \"TypeError\"")
+        return Raise(t["raise"], error)
     if "redispatch" in d:
         t = _keys(d, where, {"redispatch", "reenter"})
         _expect(t["redispatch"] in FUNCS, where, f"unknown function {t['redispatch']!r}")
@@ -257,7 +260,7 @@ def action_to(a: Action) -> Any:
     if isinstance(a, Return):
         return {"return": a.value}
     if isinstance(a, Raise):
-        return {"raise": a.message}
+        return {"raise": a.message} if a.error == "HandlerError" else {"raise": a.message, "error": a.error}
     if isinstance(a, Redispatch):
         return {"redispatch": a.target, "reenter": a.reenter}
     if isinstance(a, PushInside):

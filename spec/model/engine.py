@@ -589,7 +589,7 @@ class Engine:
         if isinstance(action, NotImpl):
             return NOTIMPL
         if isinstance(action, Raise):
-            raise ModelRaise("HandlerError", msg.plain(action.message), ("TFM_ERROR_005",))
+            raise ModelRaise(action.error, msg.plain(action.message), ("TFM_ERROR_005",))
         if isinstance(action, DeferToTypes):
             if h.types:
                 return NOTIMPL
@@ -705,9 +705,13 @@ class Engine:
             total = pyfunc_kernel(tensors)
             return None if total is None else SymTensor("Tensor", total)
         out = kernel(func, [data(a) for a in args], {k: data(v) for k, v in kwargs.items()})
+        if isinstance(out, int):  # len(x)
+            return out
         assert isinstance(out, tuple)
         if func == "Tensor.real.__get__" and isinstance(args[0], SymTensor):
             return args[0]  # the real part of real values: the tensor itself, its class kept
+        if func == "Tensor.add_" and isinstance(args[0], SymTensor):
+            return SymTensor(args[0].cls, out, args[0].ident)  # in place: the tensor itself
         if func == "split":
             return tuple(SymTensor("Tensor", part) for part in out)
         return SymTensor("Tensor", out)

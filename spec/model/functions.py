@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
+
+_V = TypeVar("_V")
 
 Path = Literal["native", "python", "probe"]
 Shape = Literal["binary", "unary", "list", "sizes", "split", "probe_seq", "probe_one", "probe_var",
-                "pyfunc", "index"]
-FormKind = Literal["infix", "reflected", "unary", "index", "property"]
+                "pyfunc", "index", "len"]
+FormKind = Literal["infix", "reflected", "inplace", "unary", "index", "property", "len"]
+#: How an index form writes its int: as itself (``x[k]``), in a tuple (``x[(k,)]``), in a list
+#: (``x[[k]]``), or not at all (``x[None]``).
+IndexWrap = Literal["", "tuple", "list", "none"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,10 @@ HANDED: dict[str, FuncInfo] = {
     for f in (
         FuncInfo("Tensor.__getitem__", "native", "index", method=True),
         FuncInfo("Tensor.real.__get__", "native", "unary", method=True),
+        FuncInfo("Tensor.sub", "native", "binary", method=True, alpha=True),
+        FuncInfo("Tensor.mul", "native", "binary", method=True),
+        FuncInfo("Tensor.add_", "native", "binary", method=True, alpha=True),
+        FuncInfo("Tensor.__len__", "python", "len", method=True),
     )
 }
 
@@ -70,10 +79,12 @@ class FormInfo:
 
     The call's arguments fill the form in order: ``x + y`` takes two tensors, ``k + x`` a
     tensor and an int (written on the left), ``-x`` and ``x.real`` a tensor, ``x[k]`` a tensor
-    and an int. Its handlers are handed ``handed`` with the arguments in that order (the
-    tensor first), or one of ``also`` (the implementation's choice, TFM_SYNTAX_001); an
-    ``operator`` whose handlers all decline MAY give ``NotImplemented`` (TFM_SYNTAX_002).
-    ``special`` is the attribute of the Tensor class the form needs.
+    and an int (``x[None]`` a tensor only). Its handlers are handed ``handed`` with the
+    arguments in that order (the tensor first, an index as written: :func:`handed_args`), or
+    one of ``also`` (the implementation's choice, TFM_SYNTAX_001); an ``operator`` whose
+    handlers all decline MAY give ``NotImplemented`` (TFM_SYNTAX_002). ``special`` is the
+    attribute of the Tensor class the form needs, ``feature`` the optional feature that draws
+    it, ``symbol`` an operator's symbol.
     """
 
     name: str
@@ -83,32 +94,73 @@ class FormInfo:
     special: str
     rule: str
     operator: bool = False
+    symbol: str = ""
+    wrap: IndexWrap = ""
+    feature: str = "syntax"
+
+    @property
+    def takes(self) -> int:
+        """How many of the call's arguments the form is written with."""
+        if self.kind in ("infix", "reflected", "inplace") or (self.kind == "index" and self.wrap != "none"):
+            return 2
+        return 1
+
+
+def _operator(name: str, kind: FormKind, handed: str, special: str, symbol: str,
+              feature: str = "more-syntax") -> FormInfo:
+    return FormInfo(name, kind, handed, (f"Tensor.{special}",), special, "TFM_SYNTAX_001",
+                    operator=True, symbol=symbol, feature=feature)
+
+
+def _index(name: str, wrap: IndexWrap) -> FormInfo:
+    return FormInfo(name, "index", "Tensor.__getitem__", (), "__getitem__", "TFM_SYNTAX_001",
+                    wrap=wrap)
 
 
 FORMS: dict[str, FormInfo] = {
     f.name: f
     for f in (
-        FormInfo("x + y", "infix", "Tensor.add", ("Tensor.__add__",), "__add__",
-                 "TFM_SYNTAX_001", operator=True),
-        FormInfo("k + x", "reflected", "Tensor.add", ("Tensor.__radd__",), "__radd__",
-                 "TFM_SYNTAX_001", operator=True),
+        _operator("x + y", "infix", "Tensor.add", "__add__", "+", feature="syntax"),
+        _operator("k + x", "reflected", "Tensor.add", "__radd__", "+", feature="syntax"),
         FormInfo("-x", "unary", "Tensor.neg", ("Tensor.__neg__",), "__neg__", "TFM_SYNTAX_001"),
-        FormInfo("x[k]", "index", "Tensor.__getitem__", (), "__getitem__", "TFM_SYNTAX_001"),
+        _index("x[k]", ""),
+        _index("x[(k,)]", "tuple"),
+        _index("x[[k]]", "list"),
+        _index("x[None]", "none"),
         FormInfo("x.real", "property", "Tensor.real.__get__", (), "real", "TFM_SYNTAX_004"),
+        _operator("x - y", "infix", "Tensor.sub", "__sub__", "-"),
+        _operator("x * y", "infix", "Tensor.mul", "__mul__", "*"),
+        _operator("k * x", "reflected", "Tensor.mul", "__rmul__", "*"),
+        _operator("x += y", "inplace", "Tensor.add_", "__iadd__", "+="),
+        FormInfo("len(x)", "len", "Tensor.__len__", (), "__len__", "TFM_SYNTAX_001",
+                 feature="more-syntax"),
     )
 }
 
 
+def handed_args(form: FormInfo, args: list[_V]) -> list[_V | tuple[_V] | list[_V] | None]:
+    """The arguments the form's handlers are handed, from the call's (tensor first; an index
+    as written: ``k``, ``(k,)``, ``[k]`` or ``None``)."""
+    if form.kind != "index" or not form.wrap:
+        return list(args)
+    if form.wrap == "none":
+        return [args[0], None]
+    return [args[0], (args[1],) if form.wrap == "tuple" else [args[1]]]
+
+
 def written(form: FormInfo, args: list[str]) -> str:
     """The form written out with ``args`` (the call's arguments, in order) as Python."""
-    if form.kind == "infix":
-        return f"{args[0]} + {args[1]}"
+    if form.kind in ("infix", "inplace"):
+        return f"{args[0]} {form.symbol} {args[1]}"
     if form.kind == "reflected":
-        return f"{args[1]} + {args[0]}"
+        return f"{args[1]} {form.symbol} {args[0]}"
     if form.kind == "unary":
         return f"-{args[0]}"
+    if form.kind == "len":
+        return f"len({args[0]})"
     if form.kind == "index":
-        return f"{args[0]}[{args[1]}]"
+        index = {"": "{}", "tuple": "({},)", "list": "[{}]", "none": "None"}[form.wrap]
+        return f"{args[0]}[{index.format(*args[1:])}]"
     return f"{args[0]}.real"
 
 
@@ -160,10 +212,16 @@ def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
     base = name.removeprefix("Tensor.")
     if base == "__getitem__":
         index = args[1]
+        if index is None:  # x[None]: a new leading dimension, the same values
+            return _data(args[0])
+        if isinstance(index, (tuple, list)):
+            index = index[0]
         assert isinstance(index, int)
         return (_data(args[0])[index],)
     if base == "real.__get__":
         return _data(args[0])
+    if base == "__len__":
+        return len(_data(args[0]))
     bound = dict(kwargs)
     params = {
         "binary": ("input", "other"),
@@ -174,10 +232,10 @@ def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
     values = list(args)
     for key in params[len(values):]:
         values.append(bound.pop(key))
-    if base in ("add", "sub"):
+    if base in ("add", "sub", "add_"):
         a, b = _pair(values)
         alpha = float(bound.pop("alpha", 1))  # type: ignore[arg-type]
-        sign = 1.0 if base == "add" else -1.0
+        sign = -1.0 if base == "sub" else 1.0
         return tuple(x + sign * alpha * y for x, y in zip(a, b, strict=False))
     if base in ("mul", "div", "max"):
         a, b = _pair(values)

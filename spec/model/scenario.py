@@ -7,6 +7,8 @@ from typing import Literal, Union
 
 Generation = Literal["2022", "stack"]
 GENERATIONS: tuple[Generation, ...] = ("2022", "stack")
+#: The exceptions a handler's Raise can raise.
+RaisedError = Literal["HandlerError", "TypeError"]
 
 # ---------------------------------------------------------------------------
 # Handler actions: what a handler does once it has been entered.
@@ -47,9 +49,11 @@ class Default:
 
 @dataclass(frozen=True)
 class Raise:
-    """Raise ``HandlerError(message)``."""
+    """Raise ``HandlerError(message)``, or with ``error`` ``"TypeError"`` a ``TypeError``
+    (which an operator must not take for a decline, TFM_SYNTAX_002)."""
 
     message: str
+    error: RaisedError = "HandlerError"
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """The model of a call written as a syntactic form: ``x + y``, ``k + x``, ``-x``, ``x[k]``,
-``x.real`` (TFM_SYNTAX_001, TFM_SYNTAX_002, TFM_SYNTAX_004).
+``x.real`` and the others of :data:`~spec.model.functions.FORMS` (TFM_SYNTAX_001,
+TFM_SYNTAX_002, TFM_SYNTAX_004).
 
 A form reaches dispatch as the Tensor callable it stands for (:data:`~spec.model.functions.FORMS`)
 would, with the tensor first: its handlers are handed that callable (or one the form allows
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .functions import FormInfo
+from .functions import FormInfo, handed_args, info_of
 from .limits import Unspecified
 from .raising import ModelRaise
 from .trace import Message, Ref
@@ -43,8 +44,13 @@ def evaluate(engine: Dispatcher, form: FormInfo, args: list[SymValue]) -> SymVal
     saved = engine.form
     engine.form = (engine.depth, form)
     try:
-        value = engine._dispatch(form.handed, list(args), {}, list(args), python=False)
+        handed: list[SymValue] = handed_args(form, args)
+        python = info_of(form.handed).path == "python"
+        value = engine._dispatch(form.handed, handed, {}, handed[:1] if python else handed, python)
     except ModelRaise as exc:
+        if form.kind == "inplace" and exc.declined_at == engine.depth:
+            # NotImplemented makes Python try x + y, a second dispatch; a TypeError does not.
+            raise Unspecified(f"every handler of {form.name} declined") from None
         if form.operator and exc.declined_at == engine.depth:
             other = args[1] if form.kind == "infix" else None
             if (isinstance(other, SymTensor) and engine.world.is_tensor_class(other.cls)
@@ -68,4 +74,18 @@ def evaluate(engine: Dispatcher, form: FormInfo, args: list[SymValue]) -> SymVal
     finally:
         engine.form = saved
     engine.value_rules.add(form.rule)
+    if form.kind == "len":
+        return _length(value)
+    return value
+
+
+def _length(value: SymValue) -> int:
+    """What ``len`` makes of a ``__len__`` answer: a non-negative int is the length; Python
+    raises a ValueError for a negative one (the rule: the answer is the value, as far as the
+    syntax lets it be)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Unspecified("len(x) was answered with something other than an int")
+    if value < 0:
+        raise ModelRaise("ValueError", Message(("__len__() should return >= 0",)),
+                         ("TFM_SYNTAX_001",))
     return value

@@ -146,21 +146,22 @@ def _tensors(a: Arg, classes: object) -> bool:
 def _check_form(call: Call, classes: dict[str, ClassDecl]) -> None:
     """A call written as a syntactic form: a tensor first (a plain one or a Tensor subclass),
     then a tensor (``x + y``) or an int (``k + x``, ``x[k]``: 0 or 1), by position only."""
-    kind = FORMS[call.func].kind
-    takes = {"infix": 2, "reflected": 2, "index": 2}.get(kind, 1)
+    form = FORMS[call.func]
+    kind, takes = form.kind, form.takes
     args = call.args
     ok = not call.kwargs and len(args) == takes and isinstance(args[0], TensorArg) and (
         args[0].cls is None or (args[0].cls in classes and classes[args[0].cls].kind == "tensor"))
     if ok and takes == 2:
         second = args[1]
-        if kind == "infix":
+        if kind in ("infix", "inplace"):
             ok = isinstance(second, TensorArg) and _tensors(second, classes)
         else:
             ok = (isinstance(second, Const) and isinstance(second.value, int)
                   and (kind != "index" or second.value in (0, 1)))
     if not ok:
+        signature = _FORM_SIGNATURES["unary"] if takes == 1 else _FORM_SIGNATURES[kind]
         raise ScenarioError(f"call: the arguments do not fit the form {call.func!r}: "
-                            f"{_FORM_SIGNATURES[kind]}, by position only")
+                            f"{signature}, by position only")
 
 
 def _check_call(call: Call, classes: object) -> None:
@@ -214,6 +215,7 @@ def _check_call(call: Call, classes: object) -> None:
 #: What each kind of syntactic form takes, as ScenarioError says it.
 _FORM_SIGNATURES = {
     "infix": "(x, y): a tensor (plain or of a Tensor subclass), then any tensor",
+    "inplace": "(x, y): a tensor (plain or of a Tensor subclass), then any tensor",
     "reflected": "(x, k): a tensor (plain or of a Tensor subclass), then an int",
     "index": "(x, k): a tensor (plain or of a Tensor subclass), then the int 0 or 1",
     "unary": "(x): a tensor (plain or of a Tensor subclass)",
