@@ -209,11 +209,13 @@ def _syntax_rules(ad: NamespaceAdapter) -> dict[str, list[str]]:
 def test_reference_impl_passes_every_form_its_tensor_has() -> None:
     _, checked, not_called = judge.read(syntax(NamespaceAdapter(reference_impl)))
     assert [name for name, _ in checked] == [
-        "x[0]", "x[0:1]", "x[...]", "x[None]", "x[i]", "x[(0,)]", "x[[0]]", "x + y", "2 + x", "-x",
-        "Tensor.__add__(x, object())", "Tensor.__radd__(x, object())", "x[[duck]]", "x.real",
-        "is_tensor_like(duck)", "is_tensor_like(x)", "is_tensor_like(1)"]
+        "x[0]", "x[0:1]", "x[...]", "x[None]", "x[i]", "x[(0,)]", "x[[0]]", "x + y", "2 + x",
+        "x - y", "x * y", "2 * x", "x += y", "-x", "len(x)", "Tensor.__add__(x, object())",
+        "Tensor.__radd__(x, object())", "Tensor.__sub__(x, object())", "Tensor.__mul__(x, object())",
+        "Tensor.__rmul__(x, object())", "x[[duck]]", "x.real", "is_tensor_like(duck)",
+        "is_tensor_like(x)", "is_tensor_like(1)"]
     assert all(not problems for _, problems in checked)
-    assert ("x - y", "Tensor has no __sub__") in not_called
+    assert ("2 - x", "Tensor has no __rsub__") in not_called
 
 
 def _swallowing_add(self: Any, other: Any) -> Any:  # the NotImplemented wrapping around dispatch
