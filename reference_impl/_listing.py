@@ -49,7 +49,8 @@ def get_overridable_functions() -> dict[Any, list[Callable[..., Any]]]:
     import reference_impl as ns
 
     listed = list(get_testing_overrides())
-    methods: list[Callable[..., Any]] = [ns.Tensor.add, ns.Tensor.sub, ns.Tensor.mul, ns.Tensor.add_, ns.Tensor.neg,
-               ns.Tensor.__getitem__, ns.Tensor.__len__]
+    methods: list[Callable[..., Any]] = [ns.Tensor.add, ns.Tensor.sub, ns.Tensor.mul,
+                                         ns.Tensor.add_, ns.Tensor.neg, ns.Tensor.__getitem__,
+                                         ns.Tensor.__len__]
     return {ns: [f for f in listed if f not in methods and getattr(f, "__name__", "") != "__get__"],
             ns.Tensor: [*methods, ns.Tensor.real.__get__]}
