@@ -60,6 +60,18 @@ TORCH_DIVERGENCES: dict[str, str] = {
         "torch 2.13 passes self's subclass in types inside DisableTorchFunctionSubclass on a "
         "no-argument Tensor method (TFM_STACK_011 says types == ())"
     ),
+    "disable_subclass_hides_self_from_the_method_path": (
+        "the same as method_on_subclass_under_disable_subclass, for a.neg() with a mode that "
+        "forwards (TFM_STACK_011)"
+    ),
+    "handler_type_error_comes_out_of_the_reflected_operator": (
+        "torch 2.13's 2 + x turns the mode's TypeError into NotImplemented, and Python raises "
+        "'unsupported operand type(s)' (TFM_SYNTAX_002, pytorch#75462)"
+    ),
+    "opted_out_subclass_not_overloaded_by_a_stack_mode_getter": (
+        "torch 2.13 passes the opted-out class in types for o.real's getter under a mode "
+        "(types == (Opted,); TFM_TYPES_005 says types == ())"
+    ),
 }
 
 #: Rules that hold for the stack generation but that no stack scenario can show: rule -> reason.
