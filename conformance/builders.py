@@ -33,7 +33,7 @@ KEYS = itertools.count()
 
 #: The operators a form may be written with, applied as Python applies them.
 _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul}
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "<": operator.lt, "==": operator.eq}
 
 
 def evaluate_form(form: FormInfo, args: Sequence[Any]) -> Any:
@@ -50,6 +50,9 @@ def evaluate_form(form: FormInfo, args: Sequence[Any]) -> Any:
         return -args[0]
     if form.kind == "len":
         return len(args[0])
+    if form.kind == "assign":  # a statement, whose value is None
+        args[0][args[1]] = args[2]
+        return None
     if form.kind == "index":
         return args[0][handed_args(form, list(args))[1]]
     return args[0].real
@@ -100,8 +103,10 @@ class ScenarioObjects:
         """Name the callables the form ``name`` may hand its handlers (only in a scenario that
         uses it: elsewhere an implementation's own indexing passes through unseen)."""
         form = FORMS[name]
-        for handed in (form.handed, *form.also):
-            self.canonical[handed] = form.handed
+        named = [(handed, form.handed) for handed in (form.handed, *form.also)]
+        named += [(handed, form.swapped[0]) for handed in form.swapped]
+        for handed, canonical in named:
+            self.canonical.setdefault(handed, canonical)
             attr = handed.removeprefix("Tensor.")
             if attr.endswith(".__get__"):
                 prop = getattr(self.ad.Tensor, attr.removesuffix(".__get__"), None)

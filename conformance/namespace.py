@@ -223,6 +223,13 @@ FEATURES: tuple[Feature, ...] = (
             "`x += y` and `len(x)` (the SYNTAX rules).", BOTH,
             ("Tensor.__sub__", "Tensor.__mul__", "Tensor.__rmul__", "Tensor.__iadd__",
              "Tensor.__len__", "Tensor.sub", "Tensor.mul", "Tensor.add_")),
+    Feature("setitem", "Index assignment as syntax: generated scenarios evaluate `x[k] = c` (the "
+            "handlers are handed `Tensor.__setitem__` with `(x, k, c)`; the statement's value is "
+            "`None`).", BOTH, ("Tensor.__setitem__",)),
+    Feature("comparisons", "Comparisons as syntax: `x < y` (`Tensor.lt`), `k < x` (Python "
+            "calls `x.__gt__(k)`: `Tensor.gt`) and `x == y` (`Tensor.__eq__`); when `y`'s class "
+            "is a proper subclass of `x`'s, Python calls `y`'s reflected comparison first.", BOTH,
+            ("Tensor.__lt__", "Tensor.__gt__", "Tensor.__eq__", "Tensor.lt", "Tensor.gt")),
     Feature("device-context", "A device-context mode of the implementation's own: `with "
             "device(...)` and `set_default_device` put a mode on the stack that fills in "
             "`device=` for the factories (the OWNMODE rules).", ("stack",),

@@ -155,7 +155,8 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022",
         function, call = draw(defined_calls(class_names))
         functions = (function,)
     elif "syntax" in features and draw(_ONE_IN_TEN) < 2:  # a call written as syntax
-        call = draw(form_calls(class_names, tensor_classes, "more-syntax" in features))
+        call = draw(form_calls(class_names, tensor_classes,
+                               tuple(sorted(FORM_FEATURES & frozenset(features)))))
     else:
         call = draw(calls(class_names, tensor_classes))
     if draw(_ONE_IN_TEN) == 0:
@@ -258,26 +259,29 @@ def _calls(draw: st.DrawFn, classes: tuple[str, ...], tensor_classes: tuple[str,
     return Call(func, items)
 
 
-_FORMS = st.sampled_from(tuple(name for name, form in FORMS.items() if form.feature == "syntax"))
-_ALL_FORMS = st.sampled_from(tuple(FORMS))
+#: The features that draw syntactic forms (each form's :attr:`~spec.model.functions.FormInfo.feature`).
+FORM_FEATURES = frozenset(form.feature for form in FORMS.values())
 _INDEXES = st.sampled_from((0, 1))
 _LEFT_OPERANDS = st.sampled_from((2, -1))
 
 
 @functools.cache
 def form_calls(classes: tuple[str, ...], tensor_classes: tuple[str, ...],
-               more: bool = False) -> st.SearchStrategy[Call]:
-    """A call written as a syntactic form (:data:`spec.model.functions.FORMS`; with ``more``
-    also those of the feature more-syntax): its tensor a plain one or of a Tensor subclass,
-    the other operand of ``x + y`` any tensor."""
-    return _form_calls(classes, tensor_classes, more)
+               features: tuple[str, ...] = ("syntax",)) -> st.SearchStrategy[Call]:
+    """A call written as a syntactic form (:data:`spec.model.functions.FORMS`), one of those
+    of ``features``: its tensor a plain one or of a Tensor subclass, the other operand of
+    ``x + y`` any tensor, an index 0 or 1, a constant 2 or -1."""
+    names = tuple(name for name, form in FORMS.items() if form.feature in features)
+    if not names:
+        raise ValueError(f"no syntactic form belongs to the features {features}")
+    return _form_calls(classes, tensor_classes, st.sampled_from(names))
 
 
 @st.composite
 def _form_calls(draw: st.DrawFn, classes: tuple[str, ...], tensor_classes: tuple[str, ...],
-                more: bool) -> Call:
+                names: st.SearchStrategy[str]) -> Call:
     parts = _call_parts(classes, tensor_classes)
-    name = draw(_ALL_FORMS if more else _FORMS)
+    name = draw(names)
     first = draw(parts.true_tensor)
     kind = FORMS[name].kind
     if FORMS[name].takes == 1:
@@ -286,6 +290,8 @@ def _form_calls(draw: st.DrawFn, classes: tuple[str, ...], tensor_classes: tuple
         return Call(name, (first, draw(parts.tensor)))
     if kind == "reflected":
         return Call(name, (first, Const(draw(_LEFT_OPERANDS))))
+    if kind == "assign":  # x[k] = c
+        return Call(name, (first, Const(draw(_INDEXES)), Const(draw(_LEFT_OPERANDS))))
     return Call(name, (first, Const(draw(_INDEXES))))  # an index
 
 

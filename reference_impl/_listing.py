@@ -38,6 +38,10 @@ def get_testing_overrides() -> dict[Callable[..., Any], Callable[..., Any]]:
         ns.Tensor.mul: lambda self, other: -1,
         ns.Tensor.add_: lambda self, other, *, alpha=1: -1,
         ns.Tensor.neg: lambda self: -1,
+        ns.Tensor.lt: lambda self, other: -1,
+        ns.Tensor.gt: lambda self, other: -1,
+        ns.Tensor.__eq__: lambda self, other: -1,
+        ns.Tensor.__setitem__: lambda self, index, value: -1,
         ns.Tensor.__len__: lambda self: -1,
         ns.Tensor.__getitem__: lambda self, index: -1,
         ns.Tensor.real.__get__: lambda self: -1,
@@ -51,6 +55,7 @@ def get_overridable_functions() -> dict[Any, list[Callable[..., Any]]]:
     listed = list(get_testing_overrides())
     methods: list[Callable[..., Any]] = [ns.Tensor.add, ns.Tensor.sub, ns.Tensor.mul,
                                          ns.Tensor.add_, ns.Tensor.neg, ns.Tensor.__getitem__,
-                                         ns.Tensor.__len__]
+                                         ns.Tensor.__len__, ns.Tensor.lt, ns.Tensor.gt,
+                                         ns.Tensor.__eq__, ns.Tensor.__setitem__]
     return {ns: [f for f in listed if f not in methods and getattr(f, "__name__", "") != "__get__"],
             ns.Tensor: [*methods, ns.Tensor.real.__get__]}

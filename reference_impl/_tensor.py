@@ -78,6 +78,14 @@ class Tensor:
         return dispatch(Tensor.add_, "reference_impl.Tensor.add_", add_in_place_kernel,
                         (self, *args), kwargs)
 
+    def lt(self, *args: Any, **kwargs: Any) -> Any:
+        """``lt(other)``: 1.0 where ``self < other``, else 0.0; handlers see ``func is Tensor.lt``."""
+        return dispatch(Tensor.lt, "reference_impl.Tensor.lt", lt_kernel, (self, *args), kwargs)
+
+    def gt(self, *args: Any, **kwargs: Any) -> Any:
+        """``gt(other)``: 1.0 where ``self > other``, else 0.0; handlers see ``func is Tensor.gt``."""
+        return dispatch(Tensor.gt, "reference_impl.Tensor.gt", gt_kernel, (self, *args), kwargs)
+
     def neg(self, *args: Any, **kwargs: Any) -> Any:
         """``neg()``: native method; handlers see ``func is Tensor.neg``."""
         return dispatch(Tensor.neg, "reference_impl.Tensor.neg", neg_kernel, (self, *args), kwargs)
@@ -109,6 +117,26 @@ class Tensor:
 
     def __iadd__(self, other: Any) -> Any:
         return _operator(Tensor.add_, "add_", add_in_place_kernel, self, other)
+
+    # Comparisons, as in torch: x < y is Tensor.lt, x > y Tensor.gt and x == y Tensor.__eq__
+    # itself; Python calls a right operand of a proper subclass first (its reflected method).
+
+    def __lt__(self, other: Any) -> Any:
+        return _operator(Tensor.lt, "lt", lt_kernel, self, other)
+
+    def __gt__(self, other: Any) -> Any:
+        return _operator(Tensor.gt, "gt", gt_kernel, self, other)
+
+    def __eq__(self, other: object) -> Any:
+        return _operator(Tensor.__eq__, "__eq__", eq_kernel, self, other)
+
+    __hash__ = object.__hash__  # by identity, as a tensor's (defining __eq__ would unset it)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """``x[k] = c``: dispatched, its handlers see ``func is Tensor.__setitem__`` and
+        ``args == (x, k, c)``; what they answer is dropped (a statement has no value)."""
+        dispatch(Tensor.__setitem__, "reference_impl.Tensor.__setitem__", _setitem_kernel,
+                 (self, index, value), {})
 
     def __len__(self) -> int:
         """``len(x)``: on the Python path, as torch's: handlers see ``func is Tensor.__len__``
@@ -157,6 +185,15 @@ def _getitem_kernel(input: Any, index: Any) -> Tensor:
     if not -len(data) <= index < len(data):
         raise IndexError(f"index {index} is out of range for {len(data)} elements")
     return wrap([data[index]])
+
+
+def _setitem_kernel(input: Any, index: Any, value: Any) -> None:
+    data = data_of(input)
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise TypeError(f"only an int indexes a tensor in an assignment here, not {type(index).__name__}")
+    if not -len(data) <= index < len(data):
+        raise IndexError(f"index {index} is out of range for {len(data)} elements")
+    data[index] = values(value, 1)[0]
 
 
 def _real_kernel(input: Any) -> Tensor:
@@ -249,6 +286,24 @@ def mul_kernel(input: Any, other: Any) -> Tensor:
     """input * other, elementwise."""
     data, other_data = pair(input, other)
     return wrap([a * b for a, b in zip(data, other_data, strict=True)])
+
+
+def lt_kernel(input: Any, other: Any) -> Tensor:
+    """1.0 where input < other, else 0.0, elementwise."""
+    data, other_data = pair(input, other)
+    return wrap([float(a < b) for a, b in zip(data, other_data, strict=True)])
+
+
+def gt_kernel(input: Any, other: Any) -> Tensor:
+    """1.0 where input > other, else 0.0, elementwise."""
+    data, other_data = pair(input, other)
+    return wrap([float(a > b) for a, b in zip(data, other_data, strict=True)])
+
+
+def eq_kernel(input: Any, other: Any) -> Tensor:
+    """1.0 where input == other, else 0.0, elementwise."""
+    data, other_data = pair(input, other)
+    return wrap([float(a == b) for a, b in zip(data, other_data, strict=True)])
 
 
 def neg_kernel(input: Any) -> Tensor:

@@ -87,6 +87,8 @@ class Declarations:
             form = FORMS[func]
             if form.kind == "inplace":  # a statement: plus_equals(x, y) does x += y, gives x
                 return f"plus_equals({args[0]}, {args[1]})"
+            if form.kind == "assign":  # a statement: set_item(x, k, c) does x[k] = c, gives None
+                return f"set_item({args[0]}, {args[1]}, {args[2]})"
             return f"({written(form, args)})"
         info = FUNCS[func]
         positional = args[1:] if info.method else args

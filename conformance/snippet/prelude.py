@@ -48,6 +48,11 @@ def plus_equals(target, other):
     return target
 
 
+def set_item(target, index, value):
+    """`target[index] = value`, as an expression (a statement's value: None)."""
+    target[index] = value
+
+
 def flat(values):
     return [x for v in values for x in flat(v)] if isinstance(values, list) else [values]
 

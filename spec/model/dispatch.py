@@ -113,6 +113,9 @@ class Dispatch(Handlers):
                     self.value_rules.add("TFM_ORDER_007")
                     return result
                 after.append("TFM_ORDER_007")
+            if info_of(func).operator:
+                raise Unspecified(f"every handler of {func} declined: it gives NotImplemented, "
+                                  "and Python goes on")
             rules = ["TFM_NOTIMPL_002", "TFM_ERROR_004",
                      "TFM_ERROR_003" if python else "TFM_ERROR_001"]
             if not overloaded:

@@ -10,8 +10,8 @@ _V = TypeVar("_V")
 
 Path = Literal["native", "python", "probe"]
 Shape = Literal["binary", "unary", "list", "sizes", "split", "probe_seq", "probe_one", "probe_var",
-                "pyfunc", "index", "len"]
-FormKind = Literal["infix", "reflected", "inplace", "unary", "index", "property", "len"]
+                "pyfunc", "index", "len", "setitem"]
+FormKind = Literal["infix", "reflected", "inplace", "unary", "index", "property", "len", "assign"]
 #: How an index form writes its int: as itself (``x[k]``), in a tuple (``x[(k,)]``), in a list
 #: (``x[[k]]``), or not at all (``x[None]``).
 IndexWrap = Literal["", "tuple", "list", "none"]
@@ -35,6 +35,9 @@ class FuncInfo:
     method: bool = False
     alpha: bool = False
     family: str = ""
+    #: An operator's own method (``Tensor.__eq__``): when every handler declines it gives
+    #: NotImplemented, where a function raises, and what follows is Python's (a second dispatch).
+    operator: bool = False
 
 
 FUNCS: dict[str, FuncInfo] = {
@@ -69,6 +72,10 @@ HANDED: dict[str, FuncInfo] = {
         FuncInfo("Tensor.mul", "native", "binary", method=True),
         FuncInfo("Tensor.add_", "native", "binary", method=True, alpha=True),
         FuncInfo("Tensor.__len__", "python", "len", method=True),
+        FuncInfo("Tensor.__setitem__", "native", "setitem", method=True),
+        FuncInfo("Tensor.lt", "native", "binary", method=True),
+        FuncInfo("Tensor.gt", "native", "binary", method=True),
+        FuncInfo("Tensor.__eq__", "native", "binary", method=True, operator=True),
     )
 }
 
@@ -84,7 +91,11 @@ class FormInfo:
     one of ``also`` (the implementation's choice, TFM_SYNTAX_001); an ``operator`` whose
     handlers all decline MAY give ``NotImplemented`` (TFM_SYNTAX_002). ``special`` is the
     attribute of the Tensor class the form needs, ``feature`` the optional feature that draws
-    it, ``symbol`` an operator's symbol.
+    it, ``symbol`` an operator's symbol. A comparison's ``swapped`` is what Python calls first
+    when the right operand's class is a proper subclass of the left's (CPython tries the
+    reflected comparison first then, overridden or not): the handed callable of the reflected
+    comparison and its alternatives, with the operands swapped. ``x[k] = c`` is a statement:
+    its value is ``None`` whatever the handler answers.
     """
 
     name: str
@@ -97,10 +108,13 @@ class FormInfo:
     symbol: str = ""
     wrap: IndexWrap = ""
     feature: str = "syntax"
+    swapped: tuple[str, ...] = ()
 
     @property
     def takes(self) -> int:
         """How many of the call's arguments the form is written with."""
+        if self.kind == "assign":
+            return 3
         if self.kind in ("infix", "reflected", "inplace") or (self.kind == "index" and self.wrap != "none"):
             return 2
         return 1
@@ -110,6 +124,12 @@ def _operator(name: str, kind: FormKind, handed: str, special: str, symbol: str,
               feature: str = "more-syntax") -> FormInfo:
     return FormInfo(name, kind, handed, (f"Tensor.{special}",), special, "TFM_SYNTAX_001",
                     operator=True, symbol=symbol, feature=feature)
+
+
+def _compare(name: str, kind: FormKind, handed: str, also: str, swapped: tuple[str, ...],
+             symbol: str) -> FormInfo:
+    return FormInfo(name, kind, handed, (also,), also.removeprefix("Tensor."), "TFM_SYNTAX_001",
+                    operator=True, symbol=symbol, feature="comparisons", swapped=swapped)
 
 
 def _index(name: str, wrap: IndexWrap) -> FormInfo:
@@ -134,6 +154,11 @@ FORMS: dict[str, FormInfo] = {
         _operator("x += y", "inplace", "Tensor.add_", "__iadd__", "+="),
         FormInfo("len(x)", "len", "Tensor.__len__", (), "__len__", "TFM_SYNTAX_001",
                  feature="more-syntax"),
+        FormInfo("x[k] = c", "assign", "Tensor.__setitem__", (), "__setitem__", "TFM_SYNTAX_001",
+                 feature="setitem"),
+        _compare("x < y", "infix", "Tensor.lt", "Tensor.__lt__", ("Tensor.gt", "Tensor.__gt__"), "<"),
+        _compare("k < x", "reflected", "Tensor.gt", "Tensor.__gt__", (), "<"),
+        _compare("x == y", "infix", "Tensor.__eq__", "Tensor.eq", ("Tensor.__eq__", "Tensor.eq"), "=="),
     )
 }
 
@@ -158,6 +183,8 @@ def written(form: FormInfo, args: list[str]) -> str:
         return f"-{args[0]}"
     if form.kind == "len":
         return f"len({args[0]})"
+    if form.kind == "assign":
+        return f"{args[0]}[{args[1]}] = {args[2]}"
     if form.kind == "index":
         index = {"": "{}", "tuple": "({},)", "list": "[{}]", "none": "None"}[form.wrap]
         return f"{args[0]}[{index.format(*args[1:])}]"
@@ -222,6 +249,8 @@ def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
         return _data(args[0])
     if base == "__len__":
         return len(_data(args[0]))
+    if base == "__setitem__":
+        return None
     bound = dict(kwargs)
     params = {
         "binary": ("input", "other"),
@@ -237,10 +266,12 @@ def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
         alpha = float(bound.pop("alpha", 1))  # type: ignore[arg-type]
         sign = -1.0 if base == "sub" else 1.0
         return tuple(x + sign * alpha * y for x, y in zip(a, b, strict=False))
-    if base in ("mul", "div", "max"):
+    if base in ("mul", "div", "max", "lt", "gt", "__eq__"):
         a, b = _pair(values)
         ops: dict[str, Callable[[float, float], float]] = {
-            "mul": lambda x, y: x * y, "div": lambda x, y: x / y, "max": max}
+            "mul": lambda x, y: x * y, "div": lambda x, y: x / y, "max": max,
+            "lt": lambda x, y: float(x < y), "gt": lambda x, y: float(x > y),
+            "__eq__": lambda x, y: float(x == y)}
         return tuple(ops[base](x, y) for x, y in zip(a, b, strict=False))
     if base == "neg":
         return tuple(-x for x in _data(values[0]))

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 from . import messages as msg
 from .context import Handler, Origin
-from .functions import FUNCS, info_of
+from .functions import FORMS, FUNCS, info_of
 from .limits import Unspecified
 from .raising import ModelRaise
 from .scenario import (
@@ -216,6 +216,18 @@ class Handlers(SetupSteps):
             self.installed_by[h.mode] = ("TFM_REENTRY_006", *self.installed_by.get(h.mode, ()))
             yield
 
+    def _aliases(self, func: str) -> tuple[str, ...]:
+        """The callables a handler may be handed in place of ``func`` outside the form's own
+        dispatch: a handler forwarding the callable it was handed (``Tensor.eq`` for the
+        form's ``Tensor.__eq__``) makes a call of that one."""
+        call = self.sc.call
+        form = FORMS.get(call.func) if call is not None else None
+        if form is None:
+            return ()
+        if func == form.handed:
+            return form.also
+        return form.swapped[1:] if form.swapped and func == form.swapped[0] else ()
+
     def _run(self, role: Role, who: str, h: Handler, bound: str | None, who_rules: tuple[str, ...],
              types_rules: tuple[str, ...], current_rules: tuple[str, ...]) -> None:
         info = info_of(h.func)
@@ -244,5 +256,5 @@ class Handlers(SetupSteps):
             rules = own
         self.events.append(HandlerRun(who, role, h.func, h.types, h.seen, self._label(self.current),
                                       bound, rules, why, args, kwvalues,
-                                      form[1].also if form is not None else ()))
+                                      form[1].also if form is not None else self._aliases(h.func)))
 

@@ -113,7 +113,7 @@ class EngineState:
             total = pyfunc_kernel(tensors)
             return None if total is None else SymTensor("Tensor", total)
         out = kernel(func, [data(a) for a in args], {k: data(v) for k, v in kwargs.items()})
-        if isinstance(out, int):  # len(x)
+        if out is None or isinstance(out, int):  # x[k] = c, len(x)
             return out
         assert isinstance(out, tuple)
         if func == "Tensor.real.__get__" and isinstance(args[0], SymTensor):

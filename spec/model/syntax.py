@@ -13,6 +13,7 @@ declines, the operator may give ``NotImplemented``, so Python raises a ``TypeErr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 from .functions import FormInfo, handed_args, info_of
@@ -42,14 +43,20 @@ class Dispatcher(Protocol):
 def evaluate(engine: Dispatcher, form: FormInfo, args: list[SymValue]) -> SymValue:
     """The value of ``form`` with the call's ``args`` (made at ``engine.depth``)."""
     saved = engine.form
+    if form.swapped and _subclass_on_the_right(engine.world, args):
+        # CPython calls the right operand's reflected comparison first: y.__gt__(x) for x < y.
+        form = replace(form, handed=form.swapped[0], also=form.swapped[1:])
+        args = [args[1], args[0]]
     engine.form = (engine.depth, form)
     try:
         handed: list[SymValue] = handed_args(form, args)
         python = info_of(form.handed).path == "python"
         value = engine._dispatch(form.handed, handed, {}, handed[:1] if python else handed, python)
     except ModelRaise as exc:
-        if form.kind == "inplace" and exc.declined_at == engine.depth:
-            # NotImplemented makes Python try x + y, a second dispatch; a TypeError does not.
+        if (form.kind == "inplace" or form.swapped or form.feature == "comparisons") \
+                and exc.declined_at == engine.depth:
+            # NotImplemented makes Python try x + y (or the reflected comparison, and for ==
+            # then identity), a second dispatch; a TypeError does not.
             raise Unspecified(f"every handler of {form.name} declined") from None
         if form.operator and exc.declined_at == engine.depth:
             other = args[1] if form.kind == "infix" else None
@@ -76,7 +83,16 @@ def evaluate(engine: Dispatcher, form: FormInfo, args: list[SymValue]) -> SymVal
     engine.value_rules.add(form.rule)
     if form.kind == "len":
         return _length(value)
+    if form.kind == "assign":  # a statement: what the handler answered is dropped
+        return None
     return value
+
+
+def _subclass_on_the_right(world: ClassWorld, args: list[SymValue]) -> bool:
+    """Whether the right operand is a tensor of a proper subclass of the left's class."""
+    left, right = args[0], args[1]
+    return (isinstance(left, SymTensor) and isinstance(right, SymTensor) and left.cls != right.cls
+            and world.is_tensor_class(right.cls) and world.is_subclass(right.cls, left.cls))
 
 
 def _length(value: SymValue) -> int:
