@@ -115,7 +115,7 @@ def _divergent_func(scenario: Scenario, expected: Trace, observed: Trace,
     for event in divergence[1:] if divergence is not None else ():
         if isinstance(event, HandlerRun):
             form = FORMS.get(call or "")
-            if form is not None and event.func in (form.handed, *form.also):
+            if form is not None and event.func in (form.handed, *form.also, *form.swapped):
                 return (event.func, form.name)
             return (event.func,)
     return (call,) if call is not None else ()

@@ -154,7 +154,8 @@ def test_header_names_everything_that_decides_the_run(pytester: pytest.Pytester,
     result.stdout.fnmatch_lines([
         f"tfmode-conformance 0.1.0: spec of {len(CATALOGUE)} rules (sha256:*), certify: no",
         "implementation: reference_impl * (--impl reference_impl), generation 2022, "
-        "features: more-syntax, python-path, raw-slot, subclass-as-mode, surface, syntax",
+        "features: comparisons, more-syntax, python-path, raw-slot, setitem, subclass-as-mode, surface, "
+        "syntax",
         "hypothesis: profile 'dev', seed 7",
         "TFMODE_NOTE=typo-check",
     ])
