@@ -188,6 +188,14 @@ NAMES: tuple[Name, ...] = (
          optional=BOTH),
     Name("Tensor.add_", "`x.add_(other, alpha=1)`: what `x += y` hands its handlers.",
          optional=BOTH),
+    Name("Tensor.__setitem__", "`x[k] = c`: index assignment, its handlers handed "
+         "`Tensor.__setitem__` with `(x, k, c)`; the statement's value is `None`.", optional=BOTH),
+    Name("Tensor.lt", "`x.lt(other)`: what `x < y` hands its handlers (or `Tensor.__lt__`). "
+         "With `Tensor.gt` it gives the comparisons feature; the Tensor's `__lt__`, `__gt__` and "
+         "`__eq__` are then taken to be its own (every class has them, from `object`), and `x "
+         "== y` hands `Tensor.__eq__` (or `Tensor.eq`).", optional=BOTH),
+    Name("Tensor.gt", "`x.gt(other)`: what `k < x` (Python calls `x.__gt__(k)`) hands its "
+         "handlers (or `Tensor.__gt__`).", optional=BOTH),
     # -- what the report shows -----------------------------------------------------------------
     Name("__version__", "The version shown in the report (else `unknown`); in the stack "
          "generation, a version starting with `1.` follows torch 1.13 where 1.13 and 2.x "
@@ -229,7 +237,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("comparisons", "Comparisons as syntax: `x < y` (`Tensor.lt`), `k < x` (Python "
             "calls `x.__gt__(k)`: `Tensor.gt`) and `x == y` (`Tensor.__eq__`); when `y`'s class "
             "is a proper subclass of `x`'s, Python calls `y`'s reflected comparison first.", BOTH,
-            ("Tensor.__lt__", "Tensor.__gt__", "Tensor.__eq__", "Tensor.lt", "Tensor.gt")),
+            ("Tensor.lt", "Tensor.gt")),
     Feature("device-context", "A device-context mode of the implementation's own: `with "
             "device(...)` and `set_default_device` put a mode on the stack that fills in "
             "`device=` for the factories (the OWNMODE rules).", ("stack",),
