@@ -68,10 +68,6 @@ TORCH_DIVERGENCES: dict[str, str] = {
         "torch 2.13's 2 + x turns the mode's TypeError into NotImplemented, and Python raises "
         "'unsupported operand type(s)' (TFM_SYNTAX_002, pytorch#75462)"
     ),
-    "equality_collects_both_operands": (
-        "torch 2.13's x == y hands Tensor.__eq__ with self's class alone in types (types == (A,)); "
-        "TFM_TYPES_001 says every overloaded argument's class, (A, B)"
-    ),
     "handler_type_error_comes_out_of_a_comparison": (
         "torch 2.13's x < y turns the mode's TypeError into NotImplemented, Python tries y > x, "
         "and raises \"'<' not supported\" (TFM_SYNTAX_002, pytorch#75462)"
