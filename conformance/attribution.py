@@ -12,6 +12,7 @@ from spec.model.trace import (
     Message,
     Outcome,
     Raised,
+    Returned,
     Settled,
     Trace,
     WarningEmitted,
@@ -123,6 +124,15 @@ def _no_handler_rules(expected: Trace, index: int) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def _unreached_rules(expected: Trace, observed: Trace) -> tuple[str, ...]:
+    """When the call should have raised on reaching a handler and returned instead, the
+    rules by which it reaches that handler: it never got there (empty: not that case)."""
+    if not (isinstance(expected.outcome, Raised) and isinstance(observed.outcome, Returned)):
+        return ()
+    found = [note.rules for _, note in expected.notes if note.reaches]
+    return found[-1] if found else ()
+
+
 def event_rules(expected: Trace, index: int, exp: Event | None, obs: Event | None,
                 naming: Naming) -> tuple[str, ...]:
     """The rules a pair of differing events of ``expected`` and an observation breaks (one
@@ -169,5 +179,6 @@ def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Nami
     if divergence is not None:
         return event_rules(expected, *divergence, naming)
     if differences(Trace((), expected.outcome, None), Trace((), observed.outcome, None), naming):
-        return outcome_rules(expected.outcome, observed.outcome, naming)
+        unreached = _unreached_rules(expected, observed)
+        return unreached or outcome_rules(expected.outcome, observed.outcome, naming)
     return leak_rules(scenario, expected, observed)

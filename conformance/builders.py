@@ -103,8 +103,7 @@ class ScenarioObjects:
         """Name the callables the form ``name`` may hand its handlers (only in a scenario that
         uses it: elsewhere an implementation's own indexing passes through unseen)."""
         form = FORMS[name]
-        named = [(handed, form.handed) for handed in (form.handed, *form.also)]
-        named += [(handed, form.swapped[0]) for handed in form.swapped]
+        named = [(handed, group[0]) for group in form.groups for handed in group]
         for handed, canonical in named:
             self.canonical.setdefault(handed, canonical)
             attr = handed.removeprefix("Tensor.")

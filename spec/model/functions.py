@@ -94,8 +94,11 @@ class FormInfo:
     it, ``symbol`` an operator's symbol. A comparison's ``swapped`` is what Python calls first
     when the right operand's class is a proper subclass of the left's (CPython tries the
     reflected comparison first then, overridden or not): the handed callable of the reflected
-    comparison and its alternatives, with the operands swapped. ``x[k] = c`` is a statement:
-    its value is ``None`` whatever the handler answers.
+    comparison and its alternatives, with the operands swapped. ``goes_on``: when every
+    handler of the form's own dispatch declines, Python goes on to another dispatch (``x + y``
+    after ``x += y``, the reflected comparison and then identity after a comparison), so what
+    follows is not the form's to say. ``x[k] = c`` is a statement: its value is ``None``
+    whatever the handler answers.
     """
 
     name: str
@@ -109,6 +112,18 @@ class FormInfo:
     wrap: IndexWrap = ""
     feature: str = "syntax"
     swapped: tuple[str, ...] = ()
+    goes_on: bool = False
+
+    @property
+    def groups(self) -> tuple[tuple[str, ...], ...]:
+        """The callables the form may hand its handlers, as groups of alternatives to one
+        another; the first of a group is the name the prediction uses."""
+        return ((self.handed, *self.also), self.swapped) if self.swapped else ((self.handed, *self.also),)
+
+    def alternatives(self, func: str) -> tuple[str, ...]:
+        """What a handler may be handed in place of ``func``, the first of one of the form's
+        groups (empty for any other callable)."""
+        return next((group[1:] for group in self.groups if group[0] == func), ())
 
     @property
     def takes(self) -> int:
@@ -123,13 +138,14 @@ class FormInfo:
 def _operator(name: str, kind: FormKind, handed: str, special: str, symbol: str,
               feature: str = "more-syntax") -> FormInfo:
     return FormInfo(name, kind, handed, (f"Tensor.{special}",), special, "TFM_SYNTAX_001",
-                    operator=True, symbol=symbol, feature=feature)
+                    operator=True, symbol=symbol, feature=feature, goes_on=kind == "inplace")
 
 
 def _compare(name: str, kind: FormKind, handed: str, also: str, swapped: tuple[str, ...],
              symbol: str) -> FormInfo:
     return FormInfo(name, kind, handed, (also,), also.removeprefix("Tensor."), "TFM_SYNTAX_001",
-                    operator=True, symbol=symbol, feature="comparisons", swapped=swapped)
+                    operator=True, symbol=symbol, feature="comparisons", swapped=swapped,
+                    goes_on=True)
 
 
 def _index(name: str, wrap: IndexWrap) -> FormInfo:

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 from . import messages as msg
 from .context import Handler, Origin
-from .functions import FORMS, FUNCS, info_of
+from .functions import FORMS, FUNCS, FormInfo, info_of
 from .limits import Unspecified
 from .raising import ModelRaise
 from .scenario import (
@@ -222,11 +222,17 @@ class Handlers(SetupSteps):
         form's ``Tensor.__eq__``) makes a call of that one."""
         call = self.sc.call
         form = FORMS.get(call.func) if call is not None else None
-        if form is None:
-            return ()
-        if func == form.handed:
-            return form.also
-        return form.swapped[1:] if form.swapped and func == form.swapped[0] else ()
+        return form.alternatives(func) if form is not None else ()
+
+    def _own_form(self) -> FormInfo | None:
+        """The syntactic form whose own dispatch is the one at this depth (``None``: a call)."""
+        return self.form[1] if self.form is not None and self.form[0] == self.depth else None
+
+    def reach_rules(self, mode: ModeRef, h: Handler) -> tuple[str, ...]:
+        """The rules by which this dispatch reaches ``mode``: a form's own rule in its own
+        dispatch, otherwise those that say which handler a call reaches."""
+        form = self._own_form()
+        return (form.rule,) if form is not None else self._who_rules(mode, h)
 
     def _run(self, role: Role, who: str, h: Handler, bound: str | None, who_rules: tuple[str, ...],
              types_rules: tuple[str, ...], current_rules: tuple[str, ...]) -> None:
@@ -244,17 +250,17 @@ class Handlers(SetupSteps):
         )
         tags = ("TFM_SELF_005",) if role == "mode" else ()
         args, kwvalues = h.described()
-        form = self.form if self.form is not None and self.form[0] == self.depth else None
+        form = self._own_form()
         rules = (*who_rules, *tags)
         if form is not None:  # the form's own dispatch: its rule alone says which handler it
             # reaches, and whether at all (the same dispatch written as a call has the general
             # rules); with the others it says what the handler is handed
-            own = (form[1].rule,)
+            own = (form.rule,)
             why = tuple((key, own) if key in ("who", "role") else
                         (key, (*decide, *own)) if key in ("func", "args") else
                         (key, decide) for key, decide in why)
             rules = own
         self.events.append(HandlerRun(who, role, h.func, h.types, h.seen, self._label(self.current),
                                       bound, rules, why, args, kwvalues,
-                                      form[1].also if form is not None else self._aliases(h.func)))
+                                      form.also if form is not None else self._aliases(h.func)))
 

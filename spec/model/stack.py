@@ -165,6 +165,8 @@ class StackEngine(Engine):
             raise Unspecified("only mode objects can be on the stack")
         if decl.classmethod_handler and (self.version == "1.13" or not h.python):
             rule = "TFM_STACK_009" if self.version == "1.13" else "TFM_STACK_008"
+            self._note(f"{mode.label}'s __torch_function__ is a classmethod: reaching it raises",
+                       *self.reach_rules(mode, h), reaches=True)
             raise ModelRaise("RuntimeError", self.texts.message("classmethod-mode"), (rule,))
         popped = self.stack.pop()  # TFM_STACK_005: off the stack while its handler runs
         try:

@@ -53,8 +53,7 @@ def evaluate(engine: Dispatcher, form: FormInfo, args: list[SymValue]) -> SymVal
         python = info_of(form.handed).path == "python"
         value = engine._dispatch(form.handed, handed, {}, handed[:1] if python else handed, python)
     except ModelRaise as exc:
-        if (form.kind == "inplace" or form.swapped or form.feature == "comparisons") \
-                and exc.declined_at == engine.depth:
+        if form.goes_on and exc.declined_at == engine.depth:
             # NotImplemented makes Python try x + y (or the reflected comparison, and for ==
             # then identity), a second dispatch; a TypeError does not.
             raise Unspecified(f"every handler of {form.name} declined") from None

@@ -210,12 +210,16 @@ class Note:
     """A step of the prediction that no implementation can be observed doing (for ``explain``).
 
     ``no_handler``: the step decides that the call runs no handler (it does not dispatch), so
-    a handler run observed right there breaks the note's rules.
+    a handler run observed right there breaks the note's rules. ``reaches``: the step decides
+    that the call reaches a handler whose dispatch raises before the handler runs (a
+    classmethod mode), so a call that returns instead breaks the note's rules: it never
+    reached the handler.
     """
 
     text: str
     rules: tuple[str, ...] = ()
     no_handler: bool = False
+    reaches: bool = False
 
 
 @dataclass(frozen=True)
