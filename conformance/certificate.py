@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import importlib.metadata
 import json
 import os
 import platform
@@ -179,7 +180,12 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
             "type": "object",
             "required": ["python", "platform", "pytest", "hypothesis"],
             "additionalProperties": False,
-            "properties": {"python": _STR, "platform": _STR, "pytest": _STR, "hypothesis": _STR},
+            "properties": {"python": _STR, "platform": _STR, "pytest": _STR, "hypothesis": _STR,
+                           "numpy": {"type": ["string", "null"],
+                                     "description": "the numpy installed beside the "
+                                                    "implementation (null: none); torch "
+                                                    "dispatches some operators differently "
+                                                    "without it"}},
         },
         "hypothesis": _HYPOTHESIS,
         "run": {
@@ -295,6 +301,15 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
 }
 
 
+def _installed(distribution: str) -> str | None:
+    """The installed version of ``distribution`` (``None``: not installed), read from its
+    metadata, without importing it."""
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def spec_version(catalogue: Catalogue) -> dict[str, Any]:
     """The suite version, the catalogue's size and a digest of its normative content."""
     digest = hashlib.sha256()
@@ -333,6 +348,7 @@ def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any]
             "platform": platform.platform(),
             "pytest": pytest.__version__,
             "hypothesis": hypothesis.__version__,
+            "numpy": _installed("numpy"),
         },
         "hypothesis": dict(hypothesis_settings),
         "run": dict(run),

@@ -94,8 +94,8 @@ def plan(release: str, root: Path = ROOT) -> Plan:
     """The plan for ``release``, without touching the network or the disk beyond a stat."""
     major, minor, _ = parse_release(release)
     pins = [str(root), *TEST_DEPS, f"torch=={release}"]
-    if (major, minor) < NUMPY2_FROM:
-        pins.append("numpy<2")
+    # numpy too, as users have it: torch dispatches some operators differently without it
+    pins.append("numpy<2" if (major, minor) < NUMPY2_FROM else "numpy")
     expected = root / "conformance" / "expected_failures" / f"torch-{release}.toml"
     return Plan(release, PYTHON_FOR_SERIES[(major, minor)], tuple(pins),
                 expected if expected.exists() else None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import importlib.metadata
 import json
 import os
 from pathlib import Path
@@ -143,6 +144,24 @@ def test_a_built_certificate_is_valid() -> None:
     assert doc["rules"][BOTH[0]]["failures"] == [
         {"test": "t::f", "message": "boom", "scenario": {"generation": "2022"},
          "snippet": "print(1)", "examples": 7}]
+
+
+def test_the_environment_says_which_numpy_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    def version(name: str) -> str:
+        if name == "numpy":
+            return "9.9.9"
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    assert sample()["environment"]["numpy"] == "9.9.9"
+
+    def missing(name: str) -> str:
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", missing)
+    doc = sample()
+    assert doc["environment"]["numpy"] is None
+    assert validate_certificate(doc) == []
 
 
 def test_rule_entries_carry_no_times() -> None:
