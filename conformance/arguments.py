@@ -39,6 +39,11 @@ def describe(value: Any, idents: dict[int, str], depth: int = 0) -> ArgSeen:
         return ("float", value)
     if kind is str:
         return ("str", value[:MAX_CHARS])
+    if value is Ellipsis:
+        return ("ellipsis", None)
+    if kind is slice:  # its ends are the implementation's objects too: described the same way
+        return ("slice", tuple(describe(v, idents, depth + 1)
+                               for v in (value.start, value.stop, value.step)))
     if kind is list or kind is tuple:
         if depth >= MAX_DEPTH or len(value) > MAX_ITEMS:
             return ("other", f"{kind.__name__} (too deep or too long to describe)")

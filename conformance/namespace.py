@@ -231,6 +231,9 @@ FEATURES: tuple[Feature, ...] = (
             "`x += y` and `len(x)` (the SYNTAX rules).", BOTH,
             ("Tensor.__sub__", "Tensor.__mul__", "Tensor.__rmul__", "Tensor.__iadd__",
              "Tensor.__len__", "Tensor.sub", "Tensor.mul", "Tensor.add_")),
+    Feature("slicing", "Slices and `...` as indexes: generated scenarios evaluate `x[k:]` (the "
+            "handlers are handed `Tensor.__getitem__` with `(x, slice(k, None, None))`) and "
+            "`x[...]` (with `(x, ...)`).", BOTH, ("Tensor.__getitem__",)),
     Feature("setitem", "Index assignment as syntax: generated scenarios evaluate `x[k] = c` (the "
             "handlers are handed `Tensor.__setitem__` with `(x, k, c)`; the statement's value is "
             "`None`).", BOTH, ("Tensor.__setitem__",)),

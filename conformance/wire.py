@@ -259,8 +259,10 @@ def decode_arg(value: Any, where: str, depth: int = 0) -> ArgSeen:
     tag = choice(value[0], f"{where}[0]", tuple(ARG_TAGS))
     payload = value[1]
     if tag in SEQUENCE_TAGS:
-        return (tag, tuple(decode_arg(v, f"{where}[{i}]", depth + 1)
-                           for i, v in enumerate(items(payload, where, 1000))))
+        got = items(payload, where, 1000)
+        if tag == "slice" and len(got) != 3:
+            raise WireError(f"{where}: expected a slice's start, stop and step")
+        return (tag, tuple(decode_arg(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(got)))
     if tag in ("obj", "str", "other") or tag == "int":
         return (tag, text(payload, where, 1000) if tag != "int" else integer(payload, where, -(2**62), 2**62))
     if type(payload) not in ARG_TAGS[tag]:  # bool: true/false; float: a JSON number with a point

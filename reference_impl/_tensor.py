@@ -154,7 +154,8 @@ class Tensor:
     def __getitem__(self, index: Any) -> Any:
         """``x[k]``: dispatched, its handlers see ``func is Tensor.__getitem__`` and
         ``args == (x, k)``, the index as written; an int (alone, or in a one-item tuple or
-        list) gives a one-element tensor, ``None`` the same values."""
+        list) gives a one-element tensor, a slice of ints those elements, ``None`` and ``...``
+        the same values."""
         return dispatch(Tensor.__getitem__, "reference_impl.Tensor.__getitem__", _getitem_kernel,
                         (self, index), {})
 
@@ -175,12 +176,16 @@ def _operator(method: Callable[..., Any], name: str, kernel: Callable[..., Tenso
 
 def _getitem_kernel(input: Any, index: Any) -> Tensor:
     data = data_of(input)
-    if index is None:
+    if index is None or index is Ellipsis:
         return wrap(list(data))
+    if type(index) is slice and all(
+            end is None or type(end) is int for end in (index.start, index.stop, index.step)):
+        return wrap(list(data[index]))
     if type(index) in (tuple, list) and len(index) == 1:
         index = index[0]
     if isinstance(index, bool) or not isinstance(index, int):
-        raise TypeError("only an int (alone, or in a one-item tuple or list) or None indexes a "
+        raise TypeError("only an int (alone, or in a one-item tuple or list), a slice of ints, "
+                        "None or ... indexes a "
                         f"tensor here, not {type(index).__name__}")
     if not -len(data) <= index < len(data):
         raise IndexError(f"index {index} is out of range for {len(data)} elements")

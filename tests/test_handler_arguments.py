@@ -46,10 +46,13 @@ _LEAVES: st.SearchStrategy[ArgSeen] = st.one_of(
     st.builds(lambda s: ("str", s), st.text(max_size=20)),
     st.just(("none", None)),
     st.builds(lambda s: ("other", s), st.sampled_from(["dict", "Foo", "set"])),
+    st.just(("ellipsis", None)),
 )
 ARGS: st.SearchStrategy[ArgSeen] = st.recursive(
-    _LEAVES, lambda inner: st.builds(lambda tag, items: (tag, tuple(items)),
-                                     st.sampled_from(["list", "tuple"]), st.lists(inner, max_size=3)),
+    _LEAVES, lambda inner: st.one_of(
+        st.builds(lambda tag, items: (tag, tuple(items)),
+                  st.sampled_from(["list", "tuple"]), st.lists(inner, max_size=3)),
+        st.builds(lambda *ends: ("slice", ends), inner, inner, inner)),
     max_leaves=8)
 ARG_LISTS = st.lists(ARGS, max_size=4).map(tuple)
 KWVALUES = st.dictionaries(st.sampled_from(["input", "other", "alpha", "dim"]), ARGS,
@@ -102,6 +105,17 @@ def test_a_bool_an_int_and_a_float_are_different_arguments() -> None:
     assert describe(True, {}) == ("bool", True) and describe(1, {}) == ("int", 1)
 
 
+def test_a_slice_is_described_by_its_ends_and_an_ellipsis_as_itself() -> None:
+    one_on = describe(slice(1, None, None), {})
+    assert one_on == ("slice", (("int", 1), ("none", None), ("none", None)))
+    assert not same_arg(one_on, ("tuple", (("int", 1), ("none", None), ("none", None))))
+    assert not same_arg(one_on, describe(slice(0, None, None), {}))
+    assert describe(..., {}) == ("ellipsis", None) and not same_arg(("ellipsis", None), ("none", None))
+    assert describe(slice(_Hostile([1]), None), {})[1][0] == ("other", "_Hostile")  # type: ignore[index]
+    assert describe(slice(None, None), {"ignored": "x0"}) == (
+        "slice", (("none", None), ("none", None), ("none", None)))
+
+
 @pytest.mark.parametrize(("value", "problem"), [
     (["exec", "x"], "is not one of"),
     (["int", True], "expected an integer"),
@@ -111,6 +125,8 @@ def test_a_bool_an_int_and_a_float_are_different_arguments() -> None:
     (["none", 0], "expected a none"),
     (["obj", 3], "expected a string"),
     (["list", "x0"], "expected a list"),
+    (["slice", [["int", 1]]], "start, stop and step"),
+    (["ellipsis", 0], "expected a ellipsis"),
     ({"tag": "obj"}, r"expected \[tag, value\]"),
     (["obj", "x0", "extra"], r"expected \[tag, value\]"),
     (json.loads('["list", ' * 40 + '["none", null]' + "]" * 40), "nested at most"),

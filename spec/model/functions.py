@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import EllipsisType
 from typing import Literal, TypeVar
 
 _V = TypeVar("_V")
@@ -14,7 +15,7 @@ Shape = Literal["binary", "unary", "list", "sizes", "split", "probe_seq", "probe
 FormKind = Literal["infix", "reflected", "inplace", "unary", "index", "property", "len", "assign"]
 #: How an index form writes its int: as itself (``x[k]``), in a tuple (``x[(k,)]``), in a list
 #: (``x[[k]]``), or not at all (``x[None]``).
-IndexWrap = Literal["", "tuple", "list", "none"]
+IndexWrap = Literal["", "tuple", "list", "none", "slice", "ellipsis"]
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,8 @@ class FormInfo:
         """How many of the call's arguments the form is written with."""
         if self.kind == "assign":
             return 3
-        if self.kind in ("infix", "reflected", "inplace") or (self.kind == "index" and self.wrap != "none"):
+        if self.kind in ("infix", "reflected", "inplace") or (
+                self.kind == "index" and self.wrap not in ("none", "ellipsis")):
             return 2
         return 1
 
@@ -148,9 +150,9 @@ def _compare(name: str, kind: FormKind, handed: str, also: str, swapped: tuple[s
                     goes_on=True)
 
 
-def _index(name: str, wrap: IndexWrap) -> FormInfo:
+def _index(name: str, wrap: IndexWrap, feature: str = "syntax") -> FormInfo:
     return FormInfo(name, "index", "Tensor.__getitem__", (), "__getitem__", "TFM_SYNTAX_001",
-                    wrap=wrap)
+                    wrap=wrap, feature=feature)
 
 
 FORMS: dict[str, FormInfo] = {
@@ -163,6 +165,8 @@ FORMS: dict[str, FormInfo] = {
         _index("x[(k,)]", "tuple"),
         _index("x[[k]]", "list"),
         _index("x[None]", "none"),
+        _index("x[k:]", "slice", "slicing"),
+        _index("x[...]", "ellipsis", "slicing"),
         FormInfo("x.real", "property", "Tensor.real.__get__", (), "real", "TFM_SYNTAX_004"),
         _operator("x - y", "infix", "Tensor.sub", "__sub__", "-"),
         _operator("x * y", "infix", "Tensor.mul", "__mul__", "*"),
@@ -179,13 +183,16 @@ FORMS: dict[str, FormInfo] = {
 }
 
 
-def handed_args(form: FormInfo, args: list[_V]) -> list[_V | tuple[_V] | list[_V] | None]:
+def handed_args(form: FormInfo,
+                args: list[_V]) -> list[_V | tuple[_V] | list[_V] | slice | EllipsisType | None]:
     """The arguments the form's handlers are handed, from the call's (tensor first; an index
-    as written: ``k``, ``(k,)``, ``[k]`` or ``None``)."""
+    as written: ``k``, ``(k,)``, ``[k]``, ``None``, ``slice(k, None, None)`` or ``...``)."""
     if form.kind != "index" or not form.wrap:
         return list(args)
-    if form.wrap == "none":
-        return [args[0], None]
+    if form.wrap in ("none", "ellipsis"):
+        return [args[0], None if form.wrap == "none" else ...]
+    if form.wrap == "slice":
+        return [args[0], slice(args[1], None, None)]
     return [args[0], (args[1],) if form.wrap == "tuple" else [args[1]]]
 
 
@@ -202,7 +209,8 @@ def written(form: FormInfo, args: list[str]) -> str:
     if form.kind == "assign":
         return f"{args[0]}[{args[1]}] = {args[2]}"
     if form.kind == "index":
-        index = {"": "{}", "tuple": "({},)", "list": "[{}]", "none": "None"}[form.wrap]
+        index = {"": "{}", "tuple": "({},)", "list": "[{}]", "none": "None", "slice": "{}:",
+                 "ellipsis": "..."}[form.wrap]
         return f"{args[0]}[{index.format(*args[1:])}]"
     return f"{args[0]}.real"
 
@@ -255,8 +263,10 @@ def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
     base = name.removeprefix("Tensor.")
     if base == "__getitem__":
         index = args[1]
-        if index is None:  # x[None]: a new leading dimension, the same values
-            return _data(args[0])
+        if index is None or index is Ellipsis:  # x[None]: a new leading dimension; x[...]
+            return _data(args[0])  # the same values either way
+        if isinstance(index, slice):
+            return _data(args[0])[index]
         if isinstance(index, (tuple, list)):
             index = index[0]
         assert isinstance(index, int)

@@ -19,14 +19,18 @@ NONE_OR_EMPTY: tuple[str, ...] = ("?",)
 #: ``("obj", "x0")`` an object the scenario built for its call (``x0``, ``x1``... in order),
 #: ``("int", 3)``, ``("bool", True)``, ``("float", 0.5)``, ``("str", "text")``,
 #: ``("none", None)`` a constant, ``("list", (...))`` / ``("tuple", (...))`` a sequence with
-#: its items, and ``("other", "TypeName")`` anything else (which no prediction is).
+#: its items, ``("slice", (start, stop, step))`` a slice by its three ends, ``("ellipsis",
+#: None)`` the ``...`` of an index, and ``("other", "TypeName")`` anything else (which no
+#: prediction is).
 ArgSeen = tuple[str, Union[str, int, float, bool, tuple["ArgSeen", ...], None]]
-#: The tags of :data:`ArgSeen` whose payload is a sequence of descriptions.
-SEQUENCE_TAGS = ("list", "tuple")
+#: The tags of :data:`ArgSeen` whose payload is a sequence of descriptions (a slice's: its
+#: start, stop and step).
+SEQUENCE_TAGS = ("list", "tuple", "slice")
 #: Every tag of :data:`ArgSeen`, with the payload's type.
 ARG_TAGS: dict[str, tuple[type, ...]] = {
     "obj": (str,), "int": (int,), "bool": (bool,), "float": (float,), "str": (str,),
-    "none": (type(None),), "list": (tuple,), "tuple": (tuple,), "other": (str,)}
+    "none": (type(None),), "list": (tuple,), "tuple": (tuple,), "other": (str,),
+    "slice": (tuple,), "ellipsis": (type(None),)}
 
 
 def same_arg(a: ArgSeen, b: ArgSeen) -> bool:
@@ -46,6 +50,11 @@ def show_arg(a: ArgSeen) -> str:
     tag, value = a
     if tag == "obj":
         return str(value)
+    if tag == "ellipsis":
+        return "..."
+    if tag == "slice":
+        assert isinstance(value, tuple)
+        return "slice(" + ", ".join(show_arg(v) for v in value) + ")"
     if tag in SEQUENCE_TAGS:
         assert isinstance(value, tuple)
         inner = ", ".join(show_arg(v) for v in value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import EllipsisType
 from typing import Literal, Union
 
 from .scenario import Behaviour, ClassDecl, HandlerKind, Scenario
@@ -25,7 +26,9 @@ class _NotImplementedType:
 
 NOTIMPL = _NotImplementedType()
 
-SymValue = Union[int, bool, None, SymTensor, tuple["SymValue", ...], list["SymValue"], _NotImplementedType]
+#: An index is written with ``slice`` and ``...`` too (``x[k:]``, ``x[...]``).
+SymValue = Union[int, bool, None, SymTensor, tuple["SymValue", ...], list["SymValue"], _NotImplementedType,
+                 slice, EllipsisType]
 
 
 @dataclass(frozen=True)
@@ -93,8 +96,8 @@ def to_value(value: SymValue) -> Value:
         return TensorValue(value.cls, value.data)
     if isinstance(value, (tuple, list)):
         return tuple(to_value(v) for v in value)
-    if isinstance(value, _NotImplementedType):
-        raise TypeError("NotImplemented is not a call result")
+    if isinstance(value, (_NotImplementedType, slice, EllipsisType)):
+        raise TypeError(f"{value!r} is not a call result")  # only ever an argument
     return value
 
 
@@ -114,4 +117,9 @@ def describe(value: SymValue) -> ArgSeen | None:
         return ("int", value)
     if value is None:
         return ("none", None)
+    if value is Ellipsis:
+        return ("ellipsis", None)
+    if isinstance(value, slice):
+        ends = [describe(v) for v in (value.start, value.stop, value.step)]
+        return None if any(e is None for e in ends) else ("slice", tuple(e for e in ends if e is not None))
     return None
