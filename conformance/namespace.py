@@ -237,6 +237,13 @@ FEATURES: tuple[Feature, ...] = (
     Feature("setitem", "Index assignment as syntax: generated scenarios evaluate `x[k] = c` (the "
             "handlers are handed `Tensor.__setitem__` with `(x, k, c)`; the statement's value is "
             "`None`).", BOTH, ("Tensor.__setitem__",)),
+    Feature("more-operators", "More operators as syntax: `x / y` (`Tensor.div`, an operator "
+            "like `x - y`) and `abs(x)` (`Tensor.abs`, or `Tensor.__abs__`).", BOTH,
+            ("Tensor.__truediv__", "Tensor.__abs__", "Tensor.div", "Tensor.abs")),
+    Feature("conversions", "Builtins on a tensor: `int(x)` (`Tensor.__int__`, whose handlers "
+            "must answer an int) and `reversed(x)` (`Tensor.__reversed__`, on the Python path: "
+            "what the handlers answer is the value).", BOTH,
+            ("Tensor.__int__", "Tensor.__reversed__")),
     Feature("comparisons", "Comparisons as syntax: `x < y` (`Tensor.lt`), `k < x` (Python "
             "calls `x.__gt__(k)`: `Tensor.gt`) and `x == y` (`Tensor.__eq__`); when `y`'s class "
             "is a proper subclass of `x`'s, Python calls `y`'s reflected comparison first.", BOTH,
