@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from spec.__main__ import main
+from spec.model import ScenarioError, scenario_from_dict
+from spec.model.functions import FORMS
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = sorted((ROOT / "spec" / "scenarios").glob("*.toml"))
@@ -41,6 +43,9 @@ def test_mode_stack_is_explained_innermost_first(capsys: pytest.CaptureFixture[s
     ('[call]\nfunc = "split"\nargs = ["plain", 1]\nkwargs = { split_size = 1 }\n',
      "call.kwargs: unknown key 'split_size' (allowed: alpha, input, other)"),
     ('colour = "red"\n', "unknown key 'colour'"),
+    ('[call]\nfunc = "x[k] = c"\nargs = ["plain", 5, 2]\n',
+     "do not fit the form 'x[k] = c': (x, k, c): a tensor (plain or of a Tensor subclass), the int 0 "
+     "or 1, then an int"),
 ])
 def test_malformed_file_gives_one_line(tmp_path: Path, text: str, problem: str) -> None:
     path = tmp_path / "bad.toml"
@@ -58,3 +63,12 @@ def test_missing_file_gives_one_line(tmp_path: Path) -> None:
                           cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert "cannot read" in done.stderr
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_every_form_refuses_arguments_that_do_not_fit_it(form: str) -> None:
+    # A shrinker's variant or a hand-written file may give any form any arguments: the answer
+    # is a ScenarioError naming the form, never a KeyError of the model's own tables.
+    for args in ([], ["plain"] * 4, [3, 3, 3][:FORMS[form].takes]):
+        with pytest.raises(ScenarioError, match="do not fit the form"):
+            scenario_from_dict({"call": {"func": form, "args": args}})

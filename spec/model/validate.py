@@ -158,6 +158,10 @@ def _check_form(call: Call, classes: dict[str, ClassDecl]) -> None:
         else:
             ok = (isinstance(second, Const) and isinstance(second.value, int)
                   and (kind != "index" or second.value in (0, 1)))
+    if ok and takes == 3:  # x[k] = c
+        k, c = args[1], args[2]
+        ok = (isinstance(k, Const) and type(k.value) is int and k.value in (0, 1)
+              and isinstance(c, Const) and type(c.value) is int)
     if not ok:
         signature = _FORM_SIGNATURES["unary"] if takes == 1 else _FORM_SIGNATURES[kind]
         raise ScenarioError(f"call: the arguments do not fit the form {call.func!r}: "
@@ -220,6 +224,7 @@ _FORM_SIGNATURES = {
     "index": "(x, k): a tensor (plain or of a Tensor subclass), then the int 0 or 1",
     "unary": "(x): a tensor (plain or of a Tensor subclass)",
     "property": "(x): a tensor (plain or of a Tensor subclass)",
+    "assign": "(x, k, c): a tensor (plain or of a Tensor subclass), the int 0 or 1, then an int",
 }
 
 #: What each shape of function takes, as ScenarioError says it.
