@@ -109,6 +109,11 @@ def _text_rules(expected: Message, text: str, naming: Naming) -> tuple[str, ...]
 def outcome_rules(expected: Outcome, observed: Outcome, naming: Naming) -> tuple[str, ...]:
     """The rules of the outcome's part that differs: for the right exception with a wrong text,
     those of the first part of the text that differs, where the model tags its parts."""
+    if isinstance(expected, Raised) and isinstance(observed, Returned) and (
+            _OPERATOR_END in expected.rules):
+        # The exception should have come out of the operator's expression and a value did:
+        # the operator swallowed it (and Python went on), the rule of where it ends.
+        return (_OPERATOR_END,)
     if isinstance(expected, Raised) and isinstance(observed, Raised) and (
             expected.exc_type == observed.exc_type):
         rules = _text_rules(expected.message, observed.message.render(), naming)

@@ -33,7 +33,10 @@ KEYS = itertools.count()
 
 #: The operators a form may be written with, applied as Python applies them.
 _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "<": operator.lt, "==": operator.eq}
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "<": operator.lt, "==": operator.eq,
+    "/": operator.truediv}
+#: The builtins a form may be written with (``abs(x)``), called as Python calls them.
+_BUILTINS: dict[str, Callable[[Any], Any]] = {"abs": abs, "int": int, "reversed": reversed}
 
 
 def evaluate_form(form: FormInfo, args: Sequence[Any]) -> Any:
@@ -50,6 +53,8 @@ def evaluate_form(form: FormInfo, args: Sequence[Any]) -> Any:
         return -args[0]
     if form.kind == "len":
         return len(args[0])
+    if form.kind == "builtin":
+        return _BUILTINS[form.symbol](args[0])
     if form.kind == "assign":  # a statement, whose value is None
         args[0][args[1]] = args[2]
         return None

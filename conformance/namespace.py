@@ -168,8 +168,8 @@ NAMES: tuple[Name, ...] = (
          "mode's handler (TFM_SYNTAX_001).", optional=BOTH),
     Name("Tensor.__radd__", "`k + x` with an int `k`: the reflected operator.", optional=BOTH),
     Name("Tensor.__neg__", "`-x`: the unary operator.", optional=BOTH),
-    Name("Tensor.__getitem__", "`x[k]`, `x[(k,)]`, `x[[k]]` with an int `k`, and `x[None]`: "
-         "indexing, its handlers handed the index as written.", optional=BOTH),
+    Name("Tensor.__getitem__", "`x[k]`, `x[(k,)]`, `x[[k]]` with an int `k`, `x[None]`, `x[k:]` "
+         "and `x[...]`: indexing, its handlers handed the index as written.", optional=BOTH),
     Name("Tensor.real", "`x.real`: a property that dispatches, its getter `Tensor.real.__get__` "
          "handed to the handlers (TFM_SYNTAX_004).", optional=BOTH),
     Name("Tensor.__sub__", "`x - y`: its handlers are handed `Tensor.sub` (or `Tensor.__sub__`).",
@@ -196,6 +196,16 @@ NAMES: tuple[Name, ...] = (
          "== y` hands `Tensor.__eq__` (or `Tensor.eq`).", optional=BOTH),
     Name("Tensor.gt", "`x.gt(other)`: what `k < x` (Python calls `x.__gt__(k)`) hands its "
          "handlers (or `Tensor.__gt__`).", optional=BOTH),
+    Name("Tensor.__truediv__", "`x / y`: its handlers are handed `Tensor.div` (or "
+         "`Tensor.__truediv__`).", optional=BOTH),
+    Name("Tensor.div", "`x.div(other)`: what `x / y` hands its handlers.", optional=BOTH),
+    Name("Tensor.__abs__", "`abs(x)`: its handlers are handed `Tensor.abs` (or `Tensor.__abs__`).",
+         optional=BOTH),
+    Name("Tensor.abs", "`x.abs()`: what `abs(x)` hands its handlers.", optional=BOTH),
+    Name("Tensor.__int__", "`int(x)`: its handlers are handed `Tensor.__int__`; `int` checks "
+         "that they answer an int.", optional=BOTH),
+    Name("Tensor.__reversed__", "`reversed(x)`: on the Python path, its handlers handed "
+         "`Tensor.__reversed__`; what they answer is the value.", optional=BOTH),
     # -- what the report shows -----------------------------------------------------------------
     Name("__version__", "The version shown in the report (else `unknown`); in the stack "
          "generation, a version starting with `1.` follows torch 1.13 where 1.13 and 2.x "
@@ -237,6 +247,13 @@ FEATURES: tuple[Feature, ...] = (
     Feature("setitem", "Index assignment as syntax: generated scenarios evaluate `x[k] = c` (the "
             "handlers are handed `Tensor.__setitem__` with `(x, k, c)`; the statement's value is "
             "`None`).", BOTH, ("Tensor.__setitem__",)),
+    Feature("more-operators", "More operators as syntax: `x / y` (`Tensor.div`, an operator "
+            "like `x - y`) and `abs(x)` (`Tensor.abs`, or `Tensor.__abs__`).", BOTH,
+            ("Tensor.__truediv__", "Tensor.__abs__", "Tensor.div", "Tensor.abs")),
+    Feature("conversions", "Builtins on a tensor: `int(x)` (`Tensor.__int__`, whose handlers "
+            "must answer an int) and `reversed(x)` (`Tensor.__reversed__`, on the Python path: "
+            "what the handlers answer is the value).", BOTH,
+            ("Tensor.__int__", "Tensor.__reversed__")),
     Feature("comparisons", "Comparisons as syntax: `x < y` (`Tensor.lt`), `k < x` (Python "
             "calls `x.__gt__(k)`: `Tensor.gt`) and `x == y` (`Tensor.__eq__`); when `y`'s class "
             "is a proper subclass of `x`'s, Python calls `y`'s reflected comparison first.", BOTH,

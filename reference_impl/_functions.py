@@ -11,6 +11,7 @@ from reference_impl._tensor import (
     Tensor,
     add_kernel,
     data_of,
+    div_kernel,
     mul_kernel,
     neg_kernel,
     pair,
@@ -39,20 +40,9 @@ def mul(*args: Any, **kwargs: Any) -> Any:
     return dispatch(mul, "reference_impl.mul", mul_kernel, args, kwargs)
 
 
-def _div_kernel(input: Any, other: Any) -> Tensor:
-    data, other_data = pair(input, other)
-    quotients = []
-    for a, b in zip(data, other_data, strict=True):
-        if b == 0.0:
-            quotients.append(math.copysign(math.inf, a) if a else math.nan)
-        else:
-            quotients.append(a / b)
-    return wrap(quotients)
-
-
 def div(*args: Any, **kwargs: Any) -> Any:
     """``div(input, other)``: elementwise quotient (IEEE results for division by zero)."""
-    return dispatch(div, "reference_impl.div", _div_kernel, args, kwargs)
+    return dispatch(div, "reference_impl.div", div_kernel, args, kwargs)
 
 
 def _max_kernel(input: Any, other: Any = None) -> Tensor:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
@@ -86,6 +87,14 @@ class Tensor:
         """``gt(other)``: 1.0 where ``self > other``, else 0.0; handlers see ``func is Tensor.gt``."""
         return dispatch(Tensor.gt, "reference_impl.Tensor.gt", gt_kernel, (self, *args), kwargs)
 
+    def div(self, *args: Any, **kwargs: Any) -> Any:
+        """``div(other)``: native method; handlers see ``func is Tensor.div``."""
+        return dispatch(Tensor.div, "reference_impl.Tensor.div", div_kernel, (self, *args), kwargs)
+
+    def abs(self, *args: Any, **kwargs: Any) -> Any:
+        """``abs()``: native method; handlers see ``func is Tensor.abs`` (``abs(x)`` too)."""
+        return dispatch(Tensor.abs, "reference_impl.Tensor.abs", _abs_kernel, (self, *args), kwargs)
+
     def neg(self, *args: Any, **kwargs: Any) -> Any:
         """``neg()``: native method; handlers see ``func is Tensor.neg``."""
         return dispatch(Tensor.neg, "reference_impl.Tensor.neg", neg_kernel, (self, *args), kwargs)
@@ -117,6 +126,27 @@ class Tensor:
 
     def __iadd__(self, other: Any) -> Any:
         return _operator(Tensor.add_, "add_", add_in_place_kernel, self, other)
+
+    def __truediv__(self, other: Any) -> Any:
+        return _operator(Tensor.div, "div", div_kernel, self, other)
+
+    def __abs__(self) -> Any:
+        return self.abs()
+
+    def __int__(self) -> int:
+        """``int(x)``: dispatched, its handlers see ``func is Tensor.__int__``; ``int`` checks
+        that they answer an int."""
+        return dispatch(Tensor.__int__, "reference_impl.Tensor.__int__", _int_kernel,  # type: ignore[no-any-return]
+                        (self,), {})
+
+    def __reversed__(self) -> Any:
+        """``reversed(x)``: on the Python path, as torch's: handlers see ``func is
+        Tensor.__reversed__``; what they answer is the value."""
+        from reference_impl.overrides import handle_torch_function, has_torch_function_unary
+
+        if has_torch_function_unary(self):
+            return handle_torch_function(Tensor.__reversed__, (self,), self)
+        return wrap(list(reversed(self._data)))
 
     # Comparisons, as in torch: x < y is Tensor.lt, x > y Tensor.gt and x == y Tensor.__eq__
     # itself; Python calls a right operand of a proper subclass first (its reflected method).
@@ -314,3 +344,26 @@ def eq_kernel(input: Any, other: Any) -> Tensor:
 def neg_kernel(input: Any) -> Tensor:
     """-input."""
     return wrap([-a for a in data_of(input)])
+
+
+def div_kernel(input: Any, other: Any) -> Tensor:
+    """input / other, elementwise; a zero divisor gives an infinity or nan, as in torch."""
+    data, other_data = pair(input, other)
+    quotients = []
+    for a, b in zip(data, other_data, strict=True):
+        if b == 0.0:
+            quotients.append(math.copysign(math.inf, a) if a else math.nan)
+        else:
+            quotients.append(a / b)
+    return wrap(quotients)
+
+
+def _abs_kernel(input: Any) -> Tensor:
+    return wrap([abs(a) for a in data_of(input)])
+
+
+def _int_kernel(input: Any) -> int:
+    data = data_of(input)
+    if len(data) != 1:
+        raise RuntimeError(f"a tensor of {len(data)} elements cannot be converted to an int")
+    return int(data[0])

@@ -82,3 +82,16 @@ def test_a_different_error_where_reaching_the_mode_raises_is_the_classmethod_rul
     expected = predict_stack(scenario)
     observed = replace(expected, outcome=Raised("TypeError", Message(("nope",))))
     assert "TFM_STACK_008" in attribute(scenario, expected, observed, {})
+
+
+def test_a_value_where_a_handlers_exception_should_end_an_operator_is_the_operators_divergence() -> None:
+    # Found by certifying torch 1.12.1: x / y where x's subclass handler raises a TypeError
+    # returned the quotient (the TypeError became NotImplemented and Python went on).
+    scenario = scenario_from_dict({
+        "classes": [{"name": "A", "behaviour": {"raise": "cannot divide", "error": "TypeError"}}],
+        "call": {"func": "x / y", "args": ["A", "plain"]},
+    })
+    expected = predict(scenario)
+    assert isinstance(expected.outcome, Raised) and "TFM_ERROR_005" in expected.outcome.rules
+    observed = replace(expected, outcome=Returned(None, ()))
+    assert attribute(scenario, expected, observed, {}) == ("TFM_SYNTAX_002",)

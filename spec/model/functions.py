@@ -12,7 +12,8 @@ _V = TypeVar("_V")
 Path = Literal["native", "python", "probe"]
 Shape = Literal["binary", "unary", "list", "sizes", "split", "probe_seq", "probe_one", "probe_var",
                 "pyfunc", "index", "len", "setitem"]
-FormKind = Literal["infix", "reflected", "inplace", "unary", "index", "property", "len", "assign"]
+FormKind = Literal["infix", "reflected", "inplace", "unary", "index", "property", "len", "assign",
+                   "builtin"]
 #: How an index form writes its int: as itself (``x[k]``), in a tuple (``x[(k,)]``), in a list
 #: (``x[[k]]``), or not at all (``x[None]``).
 IndexWrap = Literal["", "tuple", "list", "none", "slice", "ellipsis"]
@@ -77,6 +78,10 @@ HANDED: dict[str, FuncInfo] = {
         FuncInfo("Tensor.lt", "native", "binary", method=True),
         FuncInfo("Tensor.gt", "native", "binary", method=True),
         FuncInfo("Tensor.__eq__", "native", "binary", method=True, operator=True),
+        FuncInfo("Tensor.div", "native", "binary", method=True),
+        FuncInfo("Tensor.abs", "native", "unary", method=True),
+        FuncInfo("Tensor.__int__", "native", "unary", method=True),
+        FuncInfo("Tensor.__reversed__", "python", "unary", method=True),
     )
 }
 
@@ -150,6 +155,12 @@ def _compare(name: str, kind: FormKind, handed: str, also: str, swapped: tuple[s
                     goes_on=True)
 
 
+def _builtin(name: str, handed: str, also: tuple[str, ...], special: str, feature: str) -> FormInfo:
+    """A form written as a call of a Python builtin on the tensor (its ``symbol``)."""
+    return FormInfo(name, "builtin", handed, also, special, "TFM_SYNTAX_001",
+                    symbol=name.removesuffix("(x)"), feature=feature)
+
+
 def _index(name: str, wrap: IndexWrap, feature: str = "syntax") -> FormInfo:
     return FormInfo(name, "index", "Tensor.__getitem__", (), "__getitem__", "TFM_SYNTAX_001",
                     wrap=wrap, feature=feature)
@@ -179,6 +190,10 @@ FORMS: dict[str, FormInfo] = {
         _compare("x < y", "infix", "Tensor.lt", "Tensor.__lt__", ("Tensor.gt", "Tensor.__gt__"), "<"),
         _compare("k < x", "reflected", "Tensor.gt", "Tensor.__gt__", (), "<"),
         _compare("x == y", "infix", "Tensor.__eq__", "Tensor.eq", ("Tensor.__eq__", "Tensor.eq"), "=="),
+        _operator("x / y", "infix", "Tensor.div", "__truediv__", "/", feature="more-operators"),
+        _builtin("abs(x)", "Tensor.abs", ("Tensor.__abs__",), "__abs__", "more-operators"),
+        _builtin("int(x)", "Tensor.__int__", (), "__int__", "conversions"),
+        _builtin("reversed(x)", "Tensor.__reversed__", (), "__reversed__", "conversions"),
     )
 }
 
@@ -206,6 +221,8 @@ def written(form: FormInfo, args: list[str]) -> str:
         return f"-{args[0]}"
     if form.kind == "len":
         return f"len({args[0]})"
+    if form.kind == "builtin":
+        return f"{form.symbol}({args[0]})"
     if form.kind == "assign":
         return f"{args[0]}[{args[1]}] = {args[2]}"
     if form.kind == "index":
@@ -275,6 +292,8 @@ def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
         return _data(args[0])
     if base == "__len__":
         return len(_data(args[0]))
+    if base == "__reversed__":  # torch flips the first dimension
+        return tuple(reversed(_data(args[0])))
     if base == "__setitem__":
         return None
     bound = dict(kwargs)
@@ -301,6 +320,8 @@ def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
         return tuple(ops[base](x, y) for x, y in zip(a, b, strict=False))
     if base == "neg":
         return tuple(-x for x in _data(values[0]))
+    if base == "abs":
+        return tuple(abs(x) for x in _data(values[0]))
     if base == "mean":
         data = _data(values[0])
         return (sum(data) / len(data),)

@@ -82,6 +82,10 @@ def evaluate(engine: Dispatcher, form: FormInfo, args: list[SymValue]) -> SymVal
     engine.value_rules.add(form.rule)
     if form.kind == "len":
         return _length(value)
+    if form.kind == "builtin" and form.symbol == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise Unspecified("int(x) was answered with something other than an int")
+        return value
     if form.kind == "assign":  # a statement: what the handler answered is dropped
         return None
     return value

@@ -95,9 +95,9 @@ def test_reference_impl_passes_every_must_rule(
         + [run.why(r) for r in not_passed if verdicts.get(r) == "fail"])
     assert run.certificate["level"]["reached"] in ("MUST", "SHOULD")
     # Every feature it declares is exercised (the examples that need one are marked with it).
-    assert run.certificate["level"]["features"] == ["comparisons", "more-syntax", "python-path",
-                                                     "raw-slot", "setitem", "subclass-as-mode",
-                                                     "surface", "syntax"]
+    assert run.certificate["level"]["features"] == [
+        "comparisons", "conversions", "more-operators", "more-syntax", "python-path", "raw-slot",
+        "setitem", "slicing", "subclass-as-mode", "surface", "syntax"]
     assert run.returncode == 0, run.tail()
 
 
