@@ -267,8 +267,9 @@ def may_redispatch(source: str, target: str) -> bool:
 
 
 def tensor_data(index: int) -> tuple[float, float]:
-    """The data of the ``index``-th tensor argument of a call (``x0``, ``x1``, ...)."""
-    return (float(index + 1), float(2 * index + 3))
+    """The data of the ``index``-th tensor argument of a call (``x0``, ``x1``, ...): one
+    positive and one negative element, so that a kernel such as ``abs`` shows what it does."""
+    return (float(index + 1), -float(2 * index + 3))
 
 
 def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
