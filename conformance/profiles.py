@@ -1,4 +1,4 @@
-"""Hypothesis settings profiles of the suite: dev, ci, certify and thorough."""
+"""Hypothesis settings profiles of the suite: dev, triage, ci, certify and thorough."""
 
 from __future__ import annotations
 
@@ -13,6 +13,10 @@ _QUIET = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_to
 PROFILES: dict[str, dict[str, object]] = {
     #: quick local runs: few examples, the example database on.
     "dev": {"max_examples": 100, "deadline": None, "suppress_health_check": _QUIET},
+    #: verdicts at dev's size, fast: a failing scenario is reported as first found, not
+    #: shrunk (shrinking is most of a failing run's time; the scenarios shown are longer).
+    "triage": {"max_examples": 100, "deadline": None, "suppress_health_check": _QUIET,
+               "phases": (Phase.explicit, Phase.reuse, Phase.generate)},
     #: CI (derived from hypothesis' own "ci" profile, which CI=true loads):
     #: derandomized and printing the blob to reproduce a failure.
     "ci": {"max_examples": 300, "deadline": None, "suppress_health_check": _QUIET},

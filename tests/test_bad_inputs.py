@@ -89,7 +89,7 @@ ROWS: dict[str, Row] = {
                                              "unknown rule ID 'TFM_NOPE_001'"),
     "unknown profile": Row("suite", (*SUITE, "--hypothesis-profile", "nope"),
                            "--hypothesis-profile: no hypothesis profile named 'nope' (the suite's: "
-                           "dev, ci, certify, thorough)"),
+                           "dev, triage, ci, certify, thorough)"),
     "unknown profile in the environment": Row("suite", SUITE, "TFMODE_PROFILE: no hypothesis "
                                               "profile named 'nope'", {"TFMODE_PROFILE": "nope"}),
     "explain modes = 5": Row("spec", ("explain", "modes5.toml"), "modes must be an array, got int"),

@@ -280,9 +280,11 @@ if TORCH_FOUND:
             leaked = torch_adapter.reset()
         assert not leaked, leaked
         diff = differences(expected, observed, naming)
-        if example.name in TORCH_DIVERGENCES or (example.name in NUMPY_DIVERGENCES and NUMPY_FOUND):
+        table = ("TORCH_DIVERGENCES" if example.name in TORCH_DIVERGENCES else
+                 "NUMPY_DIVERGENCES" if example.name in NUMPY_DIVERGENCES and NUMPY_FOUND else None)
+        if table is not None:
             assert diff, (f"{example.name}: torch {torch_adapter.version} now does what the model "
-                          "predicts; remove it from TORCH_DIVERGENCES")
+                          f"predicts; remove it from {table}")
             return
         assert not diff, "\n".join([json.dumps(scenario_to_dict(example.scenario)), *diff])
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PROFILE = "dev"
+PROFILE = "triage"
 SEED = "0"
 #: What the files of an imaginary earlier run hold (see run_suite's ``stale_reports``).
 STALE = "written by an earlier run\n"

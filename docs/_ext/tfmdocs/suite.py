@@ -70,7 +70,7 @@ class ProfilesDirective(SphinxDirective):
     """``.. tfm-profiles::`` — the hypothesis settings profiles, with their exact values."""
 
     def run(self) -> list[nodes.Node]:
-        from hypothesis import settings
+        from hypothesis import Phase, settings
 
         from conformance import profiles
 
@@ -87,7 +87,10 @@ class ProfilesDirective(SphinxDirective):
                     shown.append("suppress_health_check=[" + ", ".join(
                         v.name for v in value) + "]")  # type: ignore[attr-defined]
                 elif key == "phases":
-                    shown.append("every phase")
+                    names = [phase.name for phase in value]  # type: ignore[attr-defined]
+                    every = set(names) == {phase.name for phase in Phase}
+                    shown.append("every phase" if every else
+                                 "phases=[" + ", ".join(names) + "]: failing scenarios unshrunk")
             rows.append([[nodes.literal(text=name)], [nodes.Text(", ".join(shown))]])
         return [_table([14, 86], ["profile", "settings"], rows, ["tfm-profiles"])]
 
