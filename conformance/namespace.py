@@ -191,11 +191,19 @@ NAMES: tuple[Name, ...] = (
     Name("Tensor.__setitem__", "`x[k] = c`: index assignment, its handlers handed "
          "`Tensor.__setitem__` with `(x, k, c)`; the statement's value is `None`.", optional=BOTH),
     Name("Tensor.lt", "`x.lt(other)`: what `x < y` hands its handlers (or `Tensor.__lt__`). "
-         "With `Tensor.gt` it gives the comparisons feature; the Tensor's `__lt__`, `__gt__` and "
-         "`__eq__` are then taken to be its own (every class has them, from `object`), and `x "
-         "== y` hands `Tensor.__eq__` (or `Tensor.eq`).", optional=BOTH),
+         "With `Tensor.gt`, `Tensor.ne`, `Tensor.ge` and `Tensor.le` it gives the comparisons "
+         "feature; the Tensor's `__lt__`, `__gt__`, `__eq__`, `__ne__`, `__ge__` and `__le__` "
+         "are then taken to be its own (every class has them, from `object`), and `x == y` "
+         "hands `Tensor.__eq__` (or `Tensor.eq`).", optional=BOTH),
     Name("Tensor.gt", "`x.gt(other)`: what `k < x` (Python calls `x.__gt__(k)`) hands its "
          "handlers (or `Tensor.__gt__`).", optional=BOTH),
+    Name("Tensor.ne", "`x.ne(other)`: what `x != y` hands its handlers (or `Tensor.__ne__`); "
+         "with `Tensor.ge` and `Tensor.le` it is part of the comparisons feature.", optional=BOTH),
+    Name("Tensor.ge", "`x.ge(other)`: what `x >= y` hands its handlers (or `Tensor.__ge__`).",
+         optional=BOTH),
+    Name("Tensor.le", "`x.le(other)`: what `x >= y` hands its handlers when `y`'s class is a "
+         "proper subclass of `x`'s (Python calls `y.__le__(x)` first; or `Tensor.__le__`).",
+         optional=BOTH),
     Name("Tensor.__truediv__", "`x / y`: its handlers are handed `Tensor.div` (or "
          "`Tensor.__truediv__`).", optional=BOTH),
     Name("Tensor.div", "`x.div(other)`: what `x / y` hands its handlers.", optional=BOTH),
@@ -255,9 +263,10 @@ FEATURES: tuple[Feature, ...] = (
             "what the handlers answer is the value).", BOTH,
             ("Tensor.__int__", "Tensor.__reversed__")),
     Feature("comparisons", "Comparisons as syntax: `x < y` (`Tensor.lt`), `k < x` (Python "
-            "calls `x.__gt__(k)`: `Tensor.gt`) and `x == y` (`Tensor.__eq__`); when `y`'s class "
-            "is a proper subclass of `x`'s, Python calls `y`'s reflected comparison first.", BOTH,
-            ("Tensor.lt", "Tensor.gt")),
+            "calls `x.__gt__(k)`: `Tensor.gt`), `x == y` (`Tensor.__eq__`), `x != y` "
+            "(`Tensor.ne`) and `x >= y` (`Tensor.ge`); when `y`'s class is a proper subclass of "
+            "`x`'s, Python calls `y`'s reflected comparison first (`Tensor.le` for `x >= y`).",
+            BOTH, ("Tensor.lt", "Tensor.gt", "Tensor.ne", "Tensor.ge", "Tensor.le")),
     Feature("device-context", "A device-context mode of the implementation's own: `with "
             "device(...)` and `set_default_device` put a mode on the stack that fills in "
             "`device=` for the factories (the OWNMODE rules).", ("stack",),

@@ -72,6 +72,10 @@ TORCH_DIVERGENCES: dict[str, str] = {
         "torch 2.13's x < y turns the mode's TypeError into NotImplemented, Python tries y > x, "
         "and raises \"'<' not supported\" (TFM_SYNTAX_002, pytorch#75462)"
     ),
+    "handler_type_error_comes_out_of_not_equal": (
+        "torch 2.13's x != y turns the mode's TypeError into NotImplemented, Python tries y != x "
+        "and then identity, and the expression is True (TFM_SYNTAX_002, pytorch#75462)"
+    ),
     "opted_out_subclass_not_overloaded_by_a_stack_mode_getter": (
         "torch 2.13 passes the opted-out class in types for o.real's getter under a mode "
         "(types == (Opted,); TFM_TYPES_005 says types == ())"
@@ -84,6 +88,10 @@ NUMPY_DIVERGENCES: dict[str, str] = {
         "with numpy importable, torch 2.13's x == y of two subclass instances dispatches "
         "Tensor.__eq__ with types == (A,) (TFM_TYPES_001 says (A, B)); without numpy, "
         "Tensor.eq with both"
+    ),
+    "equality_with_a_duck_collects_the_duck": (
+        "with numpy importable, torch 2.13's x == y of a subclass instance and a duck-typed "
+        "object dispatches Tensor.__eq__ with types == (A,) (TFM_TYPES_006 says (A, Duck))"
     ),
 }
 NUMPY_FOUND = importlib.util.find_spec("numpy") is not None

@@ -82,6 +82,9 @@ HANDED: dict[str, FuncInfo] = {
         FuncInfo("Tensor.abs", "native", "unary", method=True),
         FuncInfo("Tensor.__int__", "native", "unary", method=True),
         FuncInfo("Tensor.__reversed__", "python", "unary", method=True),
+        FuncInfo("Tensor.ne", "native", "binary", method=True),
+        FuncInfo("Tensor.ge", "native", "binary", method=True),
+        FuncInfo("Tensor.le", "native", "binary", method=True),
     )
 }
 
@@ -190,6 +193,8 @@ FORMS: dict[str, FormInfo] = {
         _compare("x < y", "infix", "Tensor.lt", "Tensor.__lt__", ("Tensor.gt", "Tensor.__gt__"), "<"),
         _compare("k < x", "reflected", "Tensor.gt", "Tensor.__gt__", (), "<"),
         _compare("x == y", "infix", "Tensor.__eq__", "Tensor.eq", ("Tensor.__eq__", "Tensor.eq"), "=="),
+        _compare("x != y", "infix", "Tensor.ne", "Tensor.__ne__", ("Tensor.ne", "Tensor.__ne__"), "!="),
+        _compare("x >= y", "infix", "Tensor.ge", "Tensor.__ge__", ("Tensor.le", "Tensor.__le__"), ">="),
         _operator("x / y", "infix", "Tensor.div", "__truediv__", "/", feature="more-operators"),
         _builtin("abs(x)", "Tensor.abs", ("Tensor.__abs__",), "__abs__", "more-operators"),
         _builtin("int(x)", "Tensor.__int__", (), "__int__", "conversions"),
@@ -312,12 +317,13 @@ def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
         alpha = float(bound.pop("alpha", 1))  # type: ignore[arg-type]
         sign = -1.0 if base == "sub" else 1.0
         return tuple(x + sign * alpha * y for x, y in zip(a, b, strict=False))
-    if base in ("mul", "div", "max", "lt", "gt", "__eq__"):
+    if base in ("mul", "div", "max", "lt", "gt", "__eq__", "ne", "ge", "le"):
         a, b = _pair(values)
         ops: dict[str, Callable[[float, float], float]] = {
             "mul": lambda x, y: x * y, "div": lambda x, y: x / y, "max": max,
             "lt": lambda x, y: float(x < y), "gt": lambda x, y: float(x > y),
-            "__eq__": lambda x, y: float(x == y)}
+            "__eq__": lambda x, y: float(x == y), "ne": lambda x, y: float(x != y),
+            "ge": lambda x, y: float(x >= y), "le": lambda x, y: float(x <= y)}
         return tuple(ops[base](x, y) for x, y in zip(a, b, strict=False))
     if base == "neg":
         return tuple(-x for x in _data(values[0]))
