@@ -34,7 +34,8 @@ KEYS = itertools.count()
 #: The operators a form may be written with, applied as Python applies them.
 _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "<": operator.lt, "==": operator.eq,
-    "/": operator.truediv, "!=": operator.ne, ">=": operator.ge}
+    "/": operator.truediv, "!=": operator.ne, ">=": operator.ge,
+    "**": operator.pow, "//": operator.floordiv}
 #: The builtins a form may be written with (``abs(x)``), called as Python calls them.
 _BUILTINS: dict[str, Callable[[Any], Any]] = {"abs": abs, "int": int, "reversed": reversed}
 

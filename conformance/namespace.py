@@ -210,6 +210,12 @@ NAMES: tuple[Name, ...] = (
     Name("Tensor.__abs__", "`abs(x)`: its handlers are handed `Tensor.abs` (or `Tensor.__abs__`).",
          optional=BOTH),
     Name("Tensor.abs", "`x.abs()`: what `abs(x)` hands its handlers.", optional=BOTH),
+    Name("Tensor.__pow__", "`x ** y`: an operator written in Python, its handlers handed "
+         "`Tensor.__pow__` itself on the Python path, both operands relevant.", optional=BOTH),
+    Name("Tensor.__floordiv__", "`x // y`: as `x ** y`, its handlers handed "
+         "`Tensor.__floordiv__`.", optional=BOTH),
+    Name("Tensor.__rsub__", "`k - x` with an int `k` (Python calls `x.__rsub__(k)`): as "
+         "`x ** y`, its handlers handed `Tensor.__rsub__` with `(x, k)`.", optional=BOTH),
     Name("Tensor.__int__", "`int(x)`: its handlers are handed `Tensor.__int__`; `int` checks "
          "that they answer an int.", optional=BOTH),
     Name("Tensor.__reversed__", "`reversed(x)`: on the Python path, its handlers handed "
@@ -256,8 +262,11 @@ FEATURES: tuple[Feature, ...] = (
             "handlers are handed `Tensor.__setitem__` with `(x, k, c)`; the statement's value is "
             "`None`).", BOTH, ("Tensor.__setitem__",)),
     Feature("more-operators", "More operators as syntax: `x / y` (`Tensor.div`, an operator "
-            "like `x - y`) and `abs(x)` (`Tensor.abs`, or `Tensor.__abs__`).", BOTH,
-            ("Tensor.__truediv__", "Tensor.__abs__", "Tensor.div", "Tensor.abs")),
+            "like `x - y`), `abs(x)` (`Tensor.abs`, or `Tensor.__abs__`), and `x ** y`, `x // y` "
+            "and `k - x`, operators written in Python (`Tensor.__pow__`, `Tensor.__floordiv__`, "
+            "`Tensor.__rsub__` on the Python path).", BOTH,
+            ("Tensor.__truediv__", "Tensor.__abs__", "Tensor.div", "Tensor.abs", "Tensor.__pow__",
+             "Tensor.__floordiv__", "Tensor.__rsub__")),
     Feature("conversions", "Builtins on a tensor: `int(x)` (`Tensor.__int__`, whose handlers "
             "must answer an int) and `reversed(x)` (`Tensor.__reversed__`, on the Python path: "
             "what the handlers answer is the value).", BOTH,

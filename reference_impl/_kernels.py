@@ -121,6 +121,25 @@ def le_kernel(input: Any, other: Any) -> Tensor:
     return wrap([float(a <= b) for a, b in zip(data, other_data, strict=True)])
 
 
+def pow_kernel(input: Any, other: Any) -> Tensor:
+    """input ** other, elementwise."""
+    data, other_data = pair(input, other)
+    return wrap([a ** b for a, b in zip(data, other_data, strict=True)])
+
+
+def floordiv_kernel(input: Any, other: Any) -> Tensor:
+    """input // other, elementwise (rounded down); a zero divisor gives an infinity or nan."""
+    data, other_data = pair(input, other)
+    return wrap([a // b if b else (math.copysign(math.inf, a) if a else math.nan)
+                 for a, b in zip(data, other_data, strict=True)])
+
+
+def rsub_kernel(input: Any, other: Any) -> Tensor:
+    """other - input, elementwise (``k - x`` is ``x.__rsub__(k)``)."""
+    data, other_data = pair(input, other)
+    return wrap([b - a for a, b in zip(data, other_data, strict=True)])
+
+
 def neg_kernel(input: Any) -> Tensor:
     """-input."""
     return wrap([-a for a in data_of(input)])

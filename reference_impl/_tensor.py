@@ -14,6 +14,7 @@ from reference_impl._kernels import (
     data_of,
     div_kernel,
     eq_kernel,
+    floordiv_kernel,
     ge_kernel,
     gt_kernel,
     int_kernel,
@@ -22,6 +23,8 @@ from reference_impl._kernels import (
     mul_kernel,
     ne_kernel,
     neg_kernel,
+    pow_kernel,
+    rsub_kernel,
     sub_kernel,
     values,
     wrap,
@@ -159,6 +162,18 @@ class Tensor:
     def __truediv__(self, other: Any) -> Any:
         return _operator(Tensor.div, "div", div_kernel, self, other)
 
+    # Operators written in Python, as torch's: on the Python path, with both operands as the
+    # relevant arguments; handlers see the operator's own method (x ** y: Tensor.__pow__).
+
+    def __pow__(self, other: Any) -> Any:
+        return _python_operator(Tensor.__pow__, pow_kernel, self, other)
+
+    def __floordiv__(self, other: Any) -> Any:
+        return _python_operator(Tensor.__floordiv__, floordiv_kernel, self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return _python_operator(Tensor.__rsub__, rsub_kernel, self, other)
+
     def __abs__(self) -> Any:
         return self.abs()
 
@@ -241,6 +256,20 @@ def _operator(method: Callable[..., Any], name: str, kernel: Callable[..., Tenso
         return NotImplemented
     return dispatch(method, f"reference_impl.Tensor.{name}", kernel, (self, other), {},
                     declined=NotImplemented)
+
+
+def _python_operator(method: Callable[..., Any], kernel: Callable[..., Tensor], self: Tensor,
+                     other: Any) -> Any:
+    """``method`` of an operator written in Python: NotImplemented for an operand it does not
+    take; else ``handle_torch_function`` when either operand has a handler or a mode is
+    current (a handler's TypeError propagates, TFM_SYNTAX_002), the kernel otherwise."""
+    from reference_impl.overrides import handle_torch_function, has_torch_function
+
+    if not _operand(other):
+        return NotImplemented
+    if has_torch_function((self, other)):
+        return handle_torch_function(method, (self, other), self, other)
+    return kernel(self, other)
 
 
 def _getitem_kernel(input: Any, index: Any) -> Tensor:

@@ -76,6 +76,11 @@ TORCH_DIVERGENCES: dict[str, str] = {
         "torch 2.13's x != y turns the mode's TypeError into NotImplemented, Python tries y != x "
         "and then identity, and the expression is True (TFM_SYNTAX_002, pytorch#75462)"
     ),
+    "handler_type_error_comes_out_of_a_floor_division": (
+        "torch 2.13's x // y (Tensor.__floordiv__, written in Python) turns the mode's TypeError "
+        "into NotImplemented, and Python raises 'unsupported operand type(s) for //' "
+        "(TFM_SYNTAX_002, pytorch#75462)"
+    ),
     "opted_out_subclass_not_overloaded_by_a_stack_mode_getter": (
         "torch 2.13 passes the opted-out class in types for o.real's getter under a mode "
         "(types == (Opted,); TFM_TYPES_005 says types == ())"

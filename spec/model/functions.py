@@ -85,6 +85,10 @@ HANDED: dict[str, FuncInfo] = {
         FuncInfo("Tensor.ne", "native", "binary", method=True),
         FuncInfo("Tensor.ge", "native", "binary", method=True),
         FuncInfo("Tensor.le", "native", "binary", method=True),
+        # Operators written in Python (torch/_tensor.py): both operands are relevant arguments.
+        FuncInfo("Tensor.__pow__", "python", "binary", method=True),
+        FuncInfo("Tensor.__floordiv__", "python", "binary", method=True),
+        FuncInfo("Tensor.__rsub__", "python", "binary", method=True),
     )
 }
 
@@ -158,6 +162,13 @@ def _compare(name: str, kind: FormKind, handed: str, also: str, swapped: tuple[s
                     goes_on=True)
 
 
+def _python_operator(name: str, kind: FormKind, special: str, symbol: str) -> FormInfo:
+    """An operator whose method is written in Python: its handlers are handed the method
+    itself, on the Python path, with both operands as relevant arguments."""
+    return FormInfo(name, kind, f"Tensor.{special}", (), special, "TFM_SYNTAX_001", operator=True,
+                    symbol=symbol, feature="more-operators")
+
+
 def _builtin(name: str, handed: str, also: tuple[str, ...], special: str, feature: str) -> FormInfo:
     """A form written as a call of a Python builtin on the tensor (its ``symbol``)."""
     return FormInfo(name, "builtin", handed, also, special, "TFM_SYNTAX_001",
@@ -197,6 +208,9 @@ FORMS: dict[str, FormInfo] = {
         _compare("x >= y", "infix", "Tensor.ge", "Tensor.__ge__", ("Tensor.le", "Tensor.__le__"), ">="),
         _operator("x / y", "infix", "Tensor.div", "__truediv__", "/", feature="more-operators"),
         _builtin("abs(x)", "Tensor.abs", ("Tensor.__abs__",), "__abs__", "more-operators"),
+        _python_operator("x ** y", "infix", "__pow__", "**"),
+        _python_operator("x // y", "infix", "__floordiv__", "//"),
+        _python_operator("k - x", "reflected", "__rsub__", "-"),
         _builtin("int(x)", "Tensor.__int__", (), "__int__", "conversions"),
         _builtin("reversed(x)", "Tensor.__reversed__", (), "__reversed__", "conversions"),
     )
@@ -317,13 +331,18 @@ def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
         alpha = float(bound.pop("alpha", 1))  # type: ignore[arg-type]
         sign = -1.0 if base == "sub" else 1.0
         return tuple(x + sign * alpha * y for x, y in zip(a, b, strict=False))
-    if base in ("mul", "div", "max", "lt", "gt", "__eq__", "ne", "ge", "le"):
+    if base == "__rsub__":  # k - x: the tensor first, the int after it
+        a, b = _pair(values)
+        return tuple(y - x for x, y in zip(a, b, strict=False))
+    if base in ("mul", "div", "max", "lt", "gt", "__eq__", "ne", "ge", "le", "__pow__",
+                "__floordiv__"):
         a, b = _pair(values)
         ops: dict[str, Callable[[float, float], float]] = {
             "mul": lambda x, y: x * y, "div": lambda x, y: x / y, "max": max,
             "lt": lambda x, y: float(x < y), "gt": lambda x, y: float(x > y),
             "__eq__": lambda x, y: float(x == y), "ne": lambda x, y: float(x != y),
-            "ge": lambda x, y: float(x >= y), "le": lambda x, y: float(x <= y)}
+            "ge": lambda x, y: float(x >= y), "le": lambda x, y: float(x <= y),
+            "__pow__": lambda x, y: x ** y, "__floordiv__": lambda x, y: x // y}
         return tuple(ops[base](x, y) for x, y in zip(a, b, strict=False))
     if base == "neg":
         return tuple(-x for x in _data(values[0]))
