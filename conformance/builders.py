@@ -61,7 +61,7 @@ def evaluate_form(form: FormInfo, args: Sequence[Any]) -> Any:
         return None
     if form.kind == "index":
         return args[0][handed_args(form, list(args))[1]]
-    return args[0].real
+    return getattr(args[0], form.symbol)  # a property: x.real, x.grad, x.data
 
 
 class Ctx:

@@ -172,6 +172,11 @@ NAMES: tuple[Name, ...] = (
          "and `x[...]`: indexing, its handlers handed the index as written.", optional=BOTH),
     Name("Tensor.real", "`x.real`: a property that dispatches, its getter `Tensor.real.__get__` "
          "handed to the handlers (TFM_SYNTAX_004).", optional=BOTH),
+    Name("Tensor.grad", "`x.grad`: a dispatched property (TFM_SYNTAX_004), its getter "
+         "`Tensor.grad.__get__` handed to the handlers; `None` for a tensor without a gradient.",
+         optional=BOTH),
+    Name("Tensor.data", "`x.data`: a dispatched property, its getter `Tensor.data.__get__` "
+         "handed to the handlers; the same values in a new tensor.", optional=BOTH),
     Name("Tensor.__sub__", "`x - y`: its handlers are handed `Tensor.sub` (or `Tensor.__sub__`).",
          optional=BOTH),
     Name("Tensor.__mul__", "`x * y`: its handlers are handed `Tensor.mul` (or `Tensor.__mul__`).",
@@ -271,6 +276,9 @@ FEATURES: tuple[Feature, ...] = (
             "must answer an int) and `reversed(x)` (`Tensor.__reversed__`, on the Python path: "
             "what the handlers answer is the value).", BOTH,
             ("Tensor.__int__", "Tensor.__reversed__")),
+    Feature("properties", "More dispatched properties: generated scenarios evaluate `x.grad` "
+            "(`Tensor.grad.__get__`) and `x.data` (`Tensor.data.__get__`) as `x.real` (the "
+            "SYNTAX rules).", BOTH, ("Tensor.grad", "Tensor.data")),
     Feature("comparisons", "Comparisons as syntax: `x < y` (`Tensor.lt`), `k < x` (Python "
             "calls `x.__gt__(k)`: `Tensor.gt`), `x == y` (`Tensor.__eq__`), `x != y` "
             "(`Tensor.ne`) and `x >= y` (`Tensor.ge`); when `y`'s class is a proper subclass of "

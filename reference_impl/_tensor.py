@@ -137,6 +137,18 @@ class Tensor:
         ``func`` as the property's getter, ``Tensor.real.__get__``, and ``args == (x,)``."""
         return dispatch(Tensor.real.__get__, "reference_impl.Tensor.real", _real_kernel, (self,), {})
 
+    @property
+    def grad(self) -> Any:
+        """The gradient: a dispatched property (handlers see ``Tensor.grad.__get__``); no
+        gradient is ever computed here, so it is ``None``."""
+        return dispatch(Tensor.grad.__get__, "reference_impl.Tensor.grad", _grad_kernel, (self,), {})
+
+    @property
+    def data(self) -> Any:
+        """The values as a new plain tensor sharing them: a dispatched property (handlers see
+        ``Tensor.data.__get__``)."""
+        return dispatch(Tensor.data.__get__, "reference_impl.Tensor.data", _data_kernel, (self,), {})
+
     # The operators: an operand the method does not take gives NotImplemented, so Python can
     # try the reflected one (as in torch); a TypeError of a handler propagates as itself
     # (TFM_SYNTAX_002). Handlers see the method the operator spells (x - y: Tensor.sub).
@@ -303,6 +315,14 @@ def _real_kernel(input: Any) -> Tensor:
     """The real part of real values: the tensor itself (as in torch), its class kept."""
     data_of(input)
     return input  # type: ignore[no-any-return]
+
+
+def _grad_kernel(input: Any) -> None:
+    data_of(input)
+
+
+def _data_kernel(input: Any) -> Tensor:
+    return wrap(data_of(input))
 
 
 def _operand(other: Any) -> bool:

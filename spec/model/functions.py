@@ -89,6 +89,8 @@ HANDED: dict[str, FuncInfo] = {
         FuncInfo("Tensor.__pow__", "python", "binary", method=True),
         FuncInfo("Tensor.__floordiv__", "python", "binary", method=True),
         FuncInfo("Tensor.__rsub__", "python", "binary", method=True),
+        FuncInfo("Tensor.grad.__get__", "native", "unary", method=True),
+        FuncInfo("Tensor.data.__get__", "native", "unary", method=True),
     )
 }
 
@@ -169,6 +171,13 @@ def _python_operator(name: str, kind: FormKind, special: str, symbol: str) -> Fo
                     symbol=symbol, feature="more-operators")
 
 
+def _property(name: str, feature: str) -> FormInfo:
+    """A dispatched property (its ``symbol``), whose handlers are handed its getter."""
+    attr = name.removeprefix("x.")
+    return FormInfo(name, "property", f"Tensor.{attr}.__get__", (), attr, "TFM_SYNTAX_004",
+                    symbol=attr, feature=feature)
+
+
 def _builtin(name: str, handed: str, also: tuple[str, ...], special: str, feature: str) -> FormInfo:
     """A form written as a call of a Python builtin on the tensor (its ``symbol``)."""
     return FormInfo(name, "builtin", handed, also, special, "TFM_SYNTAX_001",
@@ -192,7 +201,7 @@ FORMS: dict[str, FormInfo] = {
         _index("x[None]", "none"),
         _index("x[k:]", "slice", "slicing"),
         _index("x[...]", "ellipsis", "slicing"),
-        FormInfo("x.real", "property", "Tensor.real.__get__", (), "real", "TFM_SYNTAX_004"),
+        _property("x.real", "syntax"),
         _operator("x - y", "infix", "Tensor.sub", "__sub__", "-"),
         _operator("x * y", "infix", "Tensor.mul", "__mul__", "*"),
         _operator("k * x", "reflected", "Tensor.mul", "__rmul__", "*"),
@@ -213,6 +222,8 @@ FORMS: dict[str, FormInfo] = {
         _python_operator("k - x", "reflected", "__rsub__", "-"),
         _builtin("int(x)", "Tensor.__int__", (), "__int__", "conversions"),
         _builtin("reversed(x)", "Tensor.__reversed__", (), "__reversed__", "conversions"),
+        _property("x.grad", "properties"),
+        _property("x.data", "properties"),
     )
 }
 
@@ -248,7 +259,7 @@ def written(form: FormInfo, args: list[str]) -> str:
         index = {"": "{}", "tuple": "({},)", "list": "[{}]", "none": "None", "slice": "{}:",
                  "ellipsis": "..."}[form.wrap]
         return f"{args[0]}[{index.format(*args[1:])}]"
-    return f"{args[0]}.real"
+    return f"{args[0]}.{form.symbol}"
 
 
 #: Redispatch order inside each family: a handler may only call a later member,
@@ -308,8 +319,10 @@ def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
             index = index[0]
         assert isinstance(index, int)
         return (_data(args[0])[index],)
-    if base == "real.__get__":
+    if base in ("real.__get__", "data.__get__"):  # x.data: the same values, a new tensor
         return _data(args[0])
+    if base == "grad.__get__":  # a tensor no gradient was computed for
+        return None
     if base == "__len__":
         return len(_data(args[0]))
     if base == "__reversed__":  # torch flips the first dimension
