@@ -34,7 +34,8 @@ KEYS = itertools.count()
 #: The operators a form may be written with, applied as Python applies them.
 _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "<": operator.lt, "==": operator.eq,
-    "/": operator.truediv}
+    "/": operator.truediv, "!=": operator.ne, ">=": operator.ge,
+    "**": operator.pow, "//": operator.floordiv}
 #: The builtins a form may be written with (``abs(x)``), called as Python calls them.
 _BUILTINS: dict[str, Callable[[Any], Any]] = {"abs": abs, "int": int, "reversed": reversed}
 
@@ -60,7 +61,7 @@ def evaluate_form(form: FormInfo, args: Sequence[Any]) -> Any:
         return None
     if form.kind == "index":
         return args[0][handed_args(form, list(args))[1]]
-    return args[0].real
+    return getattr(args[0], form.symbol)  # a property: x.real, x.grad, x.data
 
 
 class Ctx:

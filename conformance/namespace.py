@@ -172,6 +172,11 @@ NAMES: tuple[Name, ...] = (
          "and `x[...]`: indexing, its handlers handed the index as written.", optional=BOTH),
     Name("Tensor.real", "`x.real`: a property that dispatches, its getter `Tensor.real.__get__` "
          "handed to the handlers (TFM_SYNTAX_004).", optional=BOTH),
+    Name("Tensor.grad", "`x.grad`: a dispatched property (TFM_SYNTAX_004), its getter "
+         "`Tensor.grad.__get__` handed to the handlers; `None` for a tensor without a gradient.",
+         optional=BOTH),
+    Name("Tensor.data", "`x.data`: a dispatched property, its getter `Tensor.data.__get__` "
+         "handed to the handlers; the same values in a new tensor.", optional=BOTH),
     Name("Tensor.__sub__", "`x - y`: its handlers are handed `Tensor.sub` (or `Tensor.__sub__`).",
          optional=BOTH),
     Name("Tensor.__mul__", "`x * y`: its handlers are handed `Tensor.mul` (or `Tensor.__mul__`).",
@@ -191,17 +196,31 @@ NAMES: tuple[Name, ...] = (
     Name("Tensor.__setitem__", "`x[k] = c`: index assignment, its handlers handed "
          "`Tensor.__setitem__` with `(x, k, c)`; the statement's value is `None`.", optional=BOTH),
     Name("Tensor.lt", "`x.lt(other)`: what `x < y` hands its handlers (or `Tensor.__lt__`). "
-         "With `Tensor.gt` it gives the comparisons feature; the Tensor's `__lt__`, `__gt__` and "
-         "`__eq__` are then taken to be its own (every class has them, from `object`), and `x "
-         "== y` hands `Tensor.__eq__` (or `Tensor.eq`).", optional=BOTH),
+         "With `Tensor.gt`, `Tensor.ne`, `Tensor.ge` and `Tensor.le` it gives the comparisons "
+         "feature; the Tensor's `__lt__`, `__gt__`, `__eq__`, `__ne__`, `__ge__` and `__le__` "
+         "are then taken to be its own (every class has them, from `object`), and `x == y` "
+         "hands `Tensor.__eq__` (or `Tensor.eq`).", optional=BOTH),
     Name("Tensor.gt", "`x.gt(other)`: what `k < x` (Python calls `x.__gt__(k)`) hands its "
          "handlers (or `Tensor.__gt__`).", optional=BOTH),
+    Name("Tensor.ne", "`x.ne(other)`: what `x != y` hands its handlers (or `Tensor.__ne__`); "
+         "with `Tensor.ge` and `Tensor.le` it is part of the comparisons feature.", optional=BOTH),
+    Name("Tensor.ge", "`x.ge(other)`: what `x >= y` hands its handlers (or `Tensor.__ge__`).",
+         optional=BOTH),
+    Name("Tensor.le", "`x.le(other)`: what `x >= y` hands its handlers when `y`'s class is a "
+         "proper subclass of `x`'s (Python calls `y.__le__(x)` first; or `Tensor.__le__`).",
+         optional=BOTH),
     Name("Tensor.__truediv__", "`x / y`: its handlers are handed `Tensor.div` (or "
          "`Tensor.__truediv__`).", optional=BOTH),
     Name("Tensor.div", "`x.div(other)`: what `x / y` hands its handlers.", optional=BOTH),
     Name("Tensor.__abs__", "`abs(x)`: its handlers are handed `Tensor.abs` (or `Tensor.__abs__`).",
          optional=BOTH),
     Name("Tensor.abs", "`x.abs()`: what `abs(x)` hands its handlers.", optional=BOTH),
+    Name("Tensor.__pow__", "`x ** y`: an operator written in Python, its handlers handed "
+         "`Tensor.__pow__` itself on the Python path, both operands relevant.", optional=BOTH),
+    Name("Tensor.__floordiv__", "`x // y`: as `x ** y`, its handlers handed "
+         "`Tensor.__floordiv__`.", optional=BOTH),
+    Name("Tensor.__rsub__", "`k - x` with an int `k` (Python calls `x.__rsub__(k)`): as "
+         "`x ** y`, its handlers handed `Tensor.__rsub__` with `(x, k)`.", optional=BOTH),
     Name("Tensor.__int__", "`int(x)`: its handlers are handed `Tensor.__int__`; `int` checks "
          "that they answer an int.", optional=BOTH),
     Name("Tensor.__reversed__", "`reversed(x)`: on the Python path, its handlers handed "
@@ -248,16 +267,23 @@ FEATURES: tuple[Feature, ...] = (
             "handlers are handed `Tensor.__setitem__` with `(x, k, c)`; the statement's value is "
             "`None`).", BOTH, ("Tensor.__setitem__",)),
     Feature("more-operators", "More operators as syntax: `x / y` (`Tensor.div`, an operator "
-            "like `x - y`) and `abs(x)` (`Tensor.abs`, or `Tensor.__abs__`).", BOTH,
-            ("Tensor.__truediv__", "Tensor.__abs__", "Tensor.div", "Tensor.abs")),
+            "like `x - y`), `abs(x)` (`Tensor.abs`, or `Tensor.__abs__`), and `x ** y`, `x // y` "
+            "and `k - x`, operators written in Python (`Tensor.__pow__`, `Tensor.__floordiv__`, "
+            "`Tensor.__rsub__` on the Python path).", BOTH,
+            ("Tensor.__truediv__", "Tensor.__abs__", "Tensor.div", "Tensor.abs", "Tensor.__pow__",
+             "Tensor.__floordiv__", "Tensor.__rsub__")),
     Feature("conversions", "Builtins on a tensor: `int(x)` (`Tensor.__int__`, whose handlers "
             "must answer an int) and `reversed(x)` (`Tensor.__reversed__`, on the Python path: "
             "what the handlers answer is the value).", BOTH,
             ("Tensor.__int__", "Tensor.__reversed__")),
+    Feature("properties", "More dispatched properties: generated scenarios evaluate `x.grad` "
+            "(`Tensor.grad.__get__`) and `x.data` (`Tensor.data.__get__`) as `x.real` (the "
+            "SYNTAX rules).", BOTH, ("Tensor.grad", "Tensor.data")),
     Feature("comparisons", "Comparisons as syntax: `x < y` (`Tensor.lt`), `k < x` (Python "
-            "calls `x.__gt__(k)`: `Tensor.gt`) and `x == y` (`Tensor.__eq__`); when `y`'s class "
-            "is a proper subclass of `x`'s, Python calls `y`'s reflected comparison first.", BOTH,
-            ("Tensor.lt", "Tensor.gt")),
+            "calls `x.__gt__(k)`: `Tensor.gt`), `x == y` (`Tensor.__eq__`), `x != y` "
+            "(`Tensor.ne`) and `x >= y` (`Tensor.ge`); when `y`'s class is a proper subclass of "
+            "`x`'s, Python calls `y`'s reflected comparison first (`Tensor.le` for `x >= y`).",
+            BOTH, ("Tensor.lt", "Tensor.gt", "Tensor.ne", "Tensor.ge", "Tensor.le")),
     Feature("device-context", "A device-context mode of the implementation's own: `with "
             "device(...)` and `set_default_device` put a mode on the stack that fills in "
             "`device=` for the factories (the OWNMODE rules).", ("stack",),

@@ -7,8 +7,7 @@ import math
 from typing import Any
 
 from reference_impl._dispatch import dispatch
-from reference_impl._tensor import (
-    Tensor,
+from reference_impl._kernels import (
     add_kernel,
     data_of,
     div_kernel,
@@ -18,6 +17,7 @@ from reference_impl._tensor import (
     sub_kernel,
     wrap,
 )
+from reference_impl._tensor import Tensor
 
 __all__ = ["abs", "add", "cat", "div", "max", "mean", "mul", "neg", "ones", "sub", "sum"]
 

@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
-import math
-import operator
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from reference_impl import _C
 from reference_impl._dispatch import dispatch
+from reference_impl._kernels import (
+    abs_kernel,
+    add_in_place_kernel,
+    add_kernel,
+    data_of,
+    div_kernel,
+    eq_kernel,
+    floordiv_kernel,
+    ge_kernel,
+    gt_kernel,
+    int_kernel,
+    le_kernel,
+    lt_kernel,
+    mul_kernel,
+    ne_kernel,
+    neg_kernel,
+    pow_kernel,
+    rsub_kernel,
+    sub_kernel,
+    values,
+    wrap,
+)
 
 __all__ = ["Tensor", "tensor"]
 
@@ -87,13 +107,25 @@ class Tensor:
         """``gt(other)``: 1.0 where ``self > other``, else 0.0; handlers see ``func is Tensor.gt``."""
         return dispatch(Tensor.gt, "reference_impl.Tensor.gt", gt_kernel, (self, *args), kwargs)
 
+    def ne(self, *args: Any, **kwargs: Any) -> Any:
+        """``ne(other)``: 1.0 where ``self != other``, else 0.0; handlers see ``func is Tensor.ne``."""
+        return dispatch(Tensor.ne, "reference_impl.Tensor.ne", ne_kernel, (self, *args), kwargs)
+
+    def ge(self, *args: Any, **kwargs: Any) -> Any:
+        """``ge(other)``: 1.0 where ``self >= other``, else 0.0; handlers see ``func is Tensor.ge``."""
+        return dispatch(Tensor.ge, "reference_impl.Tensor.ge", ge_kernel, (self, *args), kwargs)
+
+    def le(self, *args: Any, **kwargs: Any) -> Any:
+        """``le(other)``: 1.0 where ``self <= other``, else 0.0; handlers see ``func is Tensor.le``."""
+        return dispatch(Tensor.le, "reference_impl.Tensor.le", le_kernel, (self, *args), kwargs)
+
     def div(self, *args: Any, **kwargs: Any) -> Any:
         """``div(other)``: native method; handlers see ``func is Tensor.div``."""
         return dispatch(Tensor.div, "reference_impl.Tensor.div", div_kernel, (self, *args), kwargs)
 
     def abs(self, *args: Any, **kwargs: Any) -> Any:
         """``abs()``: native method; handlers see ``func is Tensor.abs`` (``abs(x)`` too)."""
-        return dispatch(Tensor.abs, "reference_impl.Tensor.abs", _abs_kernel, (self, *args), kwargs)
+        return dispatch(Tensor.abs, "reference_impl.Tensor.abs", abs_kernel, (self, *args), kwargs)
 
     def neg(self, *args: Any, **kwargs: Any) -> Any:
         """``neg()``: native method; handlers see ``func is Tensor.neg``."""
@@ -104,6 +136,18 @@ class Tensor:
         """The real part (the values themselves): a dispatched property, whose handlers see
         ``func`` as the property's getter, ``Tensor.real.__get__``, and ``args == (x,)``."""
         return dispatch(Tensor.real.__get__, "reference_impl.Tensor.real", _real_kernel, (self,), {})
+
+    @property
+    def grad(self) -> Any:
+        """The gradient: a dispatched property (handlers see ``Tensor.grad.__get__``); no
+        gradient is ever computed here, so it is ``None``."""
+        return dispatch(Tensor.grad.__get__, "reference_impl.Tensor.grad", _grad_kernel, (self,), {})
+
+    @property
+    def data(self) -> Any:
+        """The values as a new plain tensor sharing them: a dispatched property (handlers see
+        ``Tensor.data.__get__``)."""
+        return dispatch(Tensor.data.__get__, "reference_impl.Tensor.data", _data_kernel, (self,), {})
 
     # The operators: an operand the method does not take gives NotImplemented, so Python can
     # try the reflected one (as in torch); a TypeError of a handler propagates as itself
@@ -130,13 +174,25 @@ class Tensor:
     def __truediv__(self, other: Any) -> Any:
         return _operator(Tensor.div, "div", div_kernel, self, other)
 
+    # Operators written in Python, as torch's: on the Python path, with both operands as the
+    # relevant arguments; handlers see the operator's own method (x ** y: Tensor.__pow__).
+
+    def __pow__(self, other: Any) -> Any:
+        return _python_operator(Tensor.__pow__, pow_kernel, self, other)
+
+    def __floordiv__(self, other: Any) -> Any:
+        return _python_operator(Tensor.__floordiv__, floordiv_kernel, self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return _python_operator(Tensor.__rsub__, rsub_kernel, self, other)
+
     def __abs__(self) -> Any:
         return self.abs()
 
     def __int__(self) -> int:
         """``int(x)``: dispatched, its handlers see ``func is Tensor.__int__``; ``int`` checks
         that they answer an int."""
-        return dispatch(Tensor.__int__, "reference_impl.Tensor.__int__", _int_kernel,  # type: ignore[no-any-return]
+        return dispatch(Tensor.__int__, "reference_impl.Tensor.__int__", int_kernel,  # type: ignore[no-any-return]
                         (self,), {})
 
     def __reversed__(self) -> Any:
@@ -148,8 +204,9 @@ class Tensor:
             return handle_torch_function(Tensor.__reversed__, (self,), self)
         return wrap(list(reversed(self._data)))
 
-    # Comparisons, as in torch: x < y is Tensor.lt, x > y Tensor.gt and x == y Tensor.__eq__
-    # itself; Python calls a right operand of a proper subclass first (its reflected method).
+    # Comparisons, as in torch: x < y is Tensor.lt, x > y Tensor.gt, x != y Tensor.ne, x >= y
+    # Tensor.ge, x <= y Tensor.le and x == y Tensor.__eq__ itself; Python calls a right operand
+    # of a proper subclass first (its reflected method: y.__le__(x) for x >= y).
 
     def __lt__(self, other: Any) -> Any:
         return _operator(Tensor.lt, "lt", lt_kernel, self, other)
@@ -159,6 +216,15 @@ class Tensor:
 
     def __eq__(self, other: object) -> Any:
         return _operator(Tensor.__eq__, "__eq__", eq_kernel, self, other)
+
+    def __ne__(self, other: object) -> Any:
+        return _operator(Tensor.ne, "ne", ne_kernel, self, other)
+
+    def __ge__(self, other: Any) -> Any:
+        return _operator(Tensor.ge, "ge", ge_kernel, self, other)
+
+    def __le__(self, other: Any) -> Any:
+        return _operator(Tensor.le, "le", le_kernel, self, other)
 
     __hash__ = object.__hash__  # by identity, as a tensor's (defining __eq__ would unset it)
 
@@ -204,6 +270,20 @@ def _operator(method: Callable[..., Any], name: str, kernel: Callable[..., Tenso
                     declined=NotImplemented)
 
 
+def _python_operator(method: Callable[..., Any], kernel: Callable[..., Tensor], self: Tensor,
+                     other: Any) -> Any:
+    """``method`` of an operator written in Python: NotImplemented for an operand it does not
+    take; else ``handle_torch_function`` when either operand has a handler or a mode is
+    current (a handler's TypeError propagates, TFM_SYNTAX_002), the kernel otherwise."""
+    from reference_impl.overrides import handle_torch_function, has_torch_function
+
+    if not _operand(other):
+        return NotImplemented
+    if has_torch_function((self, other)):
+        return handle_torch_function(method, (self, other), self, other)
+    return kernel(self, other)
+
+
 def _getitem_kernel(input: Any, index: Any) -> Tensor:
     data = data_of(input)
     if index is None or index is Ellipsis:
@@ -237,6 +317,14 @@ def _real_kernel(input: Any) -> Tensor:
     return input  # type: ignore[no-any-return]
 
 
+def _grad_kernel(input: Any) -> None:
+    data_of(input)
+
+
+def _data_kernel(input: Any) -> Tensor:
+    return wrap(data_of(input))
+
+
 def _operand(other: Any) -> bool:
     """Whether ``other`` is an operand of the arithmetic operators: a tensor, a number, or an
     object with a ``__torch_function__`` (its handler decides)."""
@@ -255,115 +343,3 @@ def _convert(result: Any, cls: type[Tensor]) -> Any:
     if isinstance(result, (tuple, list)):
         return type(result)(_convert(item, cls) for item in result)
     return result
-
-
-def wrap(data: list[float]) -> Tensor:
-    """A plain Tensor that takes ownership of ``data`` (kernels use it; no copying)."""
-    result = Tensor.__new__(Tensor)
-    result._data = data
-    return result
-
-
-def values(operand: Any, length: int) -> list[float]:
-    """The operand as ``length`` floats: a tensor (one element broadcasts) or a number."""
-    if isinstance(operand, Tensor):
-        data = operand._data
-        if len(data) == length:
-            return data
-        if len(data) == 1:
-            return data * length
-        raise RuntimeError(f"size mismatch: {len(data)} elements against {length}")
-    if isinstance(operand, (int, float)):
-        return [float(operand)] * length
-    raise TypeError(f"expected a Tensor or a number, got {type(operand).__name__}")
-
-
-def data_of(operand: Any) -> list[float]:
-    """The data list of a tensor argument (kernels only accept tensors here)."""
-    if not isinstance(operand, Tensor):
-        raise TypeError(f"expected a Tensor, got {type(operand).__name__}")
-    return operand._data
-
-
-def pair(input: Any, other: Any) -> tuple[list[float], list[float]]:
-    """The data of a binary operation's operands, equally long: a one-element tensor (or a
-    number) on either side broadcasts to the other's length."""
-    data = data_of(input)
-    if len(data) == 1 and isinstance(other, Tensor) and len(other._data) > 1:
-        return data * len(other._data), other._data
-    return data, values(other, len(data))
-
-
-def add_kernel(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
-    """input + alpha * other."""
-    data, other_data = pair(input, other)
-    if alpha == 1:
-        return wrap(list(map(operator.add, data, other_data)))
-    return wrap([a + alpha * b for a, b in zip(data, other_data, strict=True)])
-
-
-def add_in_place_kernel(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
-    """input += alpha * other, giving input itself (it cannot grow by broadcasting)."""
-    data, other_data = pair(input, other)
-    if len(data) != len(data_of(input)):
-        raise RuntimeError(f"cannot add {len(other_data)} elements in place into {len(input._data)}")
-    input._data[:] = [a + alpha * b for a, b in zip(data, other_data, strict=True)]
-    return input  # type: ignore[no-any-return]
-
-
-def sub_kernel(input: Any, other: Any, *, alpha: float = 1) -> Tensor:
-    """input - alpha * other."""
-    data, other_data = pair(input, other)
-    return wrap([a - alpha * b for a, b in zip(data, other_data, strict=True)])
-
-
-def mul_kernel(input: Any, other: Any) -> Tensor:
-    """input * other, elementwise."""
-    data, other_data = pair(input, other)
-    return wrap([a * b for a, b in zip(data, other_data, strict=True)])
-
-
-def lt_kernel(input: Any, other: Any) -> Tensor:
-    """1.0 where input < other, else 0.0, elementwise."""
-    data, other_data = pair(input, other)
-    return wrap([float(a < b) for a, b in zip(data, other_data, strict=True)])
-
-
-def gt_kernel(input: Any, other: Any) -> Tensor:
-    """1.0 where input > other, else 0.0, elementwise."""
-    data, other_data = pair(input, other)
-    return wrap([float(a > b) for a, b in zip(data, other_data, strict=True)])
-
-
-def eq_kernel(input: Any, other: Any) -> Tensor:
-    """1.0 where input == other, else 0.0, elementwise."""
-    data, other_data = pair(input, other)
-    return wrap([float(a == b) for a, b in zip(data, other_data, strict=True)])
-
-
-def neg_kernel(input: Any) -> Tensor:
-    """-input."""
-    return wrap([-a for a in data_of(input)])
-
-
-def div_kernel(input: Any, other: Any) -> Tensor:
-    """input / other, elementwise; a zero divisor gives an infinity or nan, as in torch."""
-    data, other_data = pair(input, other)
-    quotients = []
-    for a, b in zip(data, other_data, strict=True):
-        if b == 0.0:
-            quotients.append(math.copysign(math.inf, a) if a else math.nan)
-        else:
-            quotients.append(a / b)
-    return wrap(quotients)
-
-
-def _abs_kernel(input: Any) -> Tensor:
-    return wrap([abs(a) for a in data_of(input)])
-
-
-def _int_kernel(input: Any) -> int:
-    data = data_of(input)
-    if len(data) != 1:
-        raise RuntimeError(f"a tensor of {len(data)} elements cannot be converted to an int")
-    return int(data[0])

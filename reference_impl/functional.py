@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl._tensor import data_of, wrap
+from reference_impl._kernels import data_of, wrap
 from reference_impl.overrides import handle_torch_function, has_torch_function_unary
 
 __all__ = ["split"]

@@ -42,7 +42,7 @@ def test_the_copies_are_namespaces_of_their_generation() -> None:
     stack = NamespaceAdapter(copy_stack())
     assert stack.generation == "stack"
     assert stack.features == {"python-path", "surface", "syntax", "more-syntax", "setitem", "slicing",
-                              "comparisons", "more-operators", "conversions"}
+                              "comparisons", "more-operators", "conversions", "properties"}
 
 
 @pytest.mark.parametrize("path", contract.required() + contract.required("2022"))
@@ -93,10 +93,10 @@ def test_optional_names_give_features_not_errors() -> None:
     ns._C.DisableTorchFunctionSubclass = object
     assert NamespaceAdapter(ns).features == {"python-path", "disable-subclass", "surface", "syntax",
                                              "more-syntax", "setitem", "slicing", "comparisons",
-                                             "more-operators", "conversions"}
+                                             "more-operators", "conversions", "properties"}
     assert NamespaceAdapter(copy_2022()).features == {
         "python-path", "subclass-as-mode", "raw-slot", "surface", "syntax", "more-syntax",
-        "setitem", "slicing", "comparisons", "more-operators", "conversions"}
+        "setitem", "slicing", "comparisons", "more-operators", "conversions", "properties"}
     ns = copy_2022()
     ns._C.DisableTorchFunctionSubclass = object
     assert "disable-subclass" in NamespaceAdapter(ns).features

@@ -25,67 +25,13 @@ from conformance.runner import execute
 from spec.catalogue import load_catalogue
 from spec.examples import Example, ExampleError, examples_for, load_examples
 from spec.model import predict, scenario_to_dict
+from tests.torch_divergences import NUMPY_DIVERGENCES, TORCH_DIVERGENCES
 
 EXAMPLES = load_examples()
 CATALOGUE = load_catalogue()
 ADAPTER = NamespaceAdapter(reference_impl)
 TORCH_FOUND = importlib.util.find_spec("torch") is not None
 
-#: Stack examples on which torch 2.x does not do what the model predicts: name -> reason.
-#: (c') asserts that each still diverges, so an entry cannot outlive the divergence.
-TORCH_DIVERGENCES: dict[str, str] = {
-    "method_on_opted_out_subclass_under_mode": (
-        "torch 2.13 passes the opted-out class in types (types == (Opted,)) and, once the mode "
-        "returns NotImplemented, recurses without end (RecursionError) on a Tensor method; "
-        "TFM_TYPES_005 and the model say types == () and TypeError"
-    ),
-    "method_on_plain_tensor_under_mode": (
-        "torch 2.13 dispatches a no-argument Tensor method with self as an overloaded argument "
-        "under a mode, so types == (Tensor,) (TFM_TYPES_003, TFM_REACH_007 say ())"
-    ),
-    "unary_minus_reaches_stack_mode": (
-        "torch 2.13 dispatches -x as x.neg(), so the mode sees types == (Tensor,) "
-        "(TFM_TYPES_003, TFM_REACH_007 say ())"
-    ),
-    "property_getter_reaches_stack_mode": (
-        "torch 2.13 dispatches x.real's getter with self as an overloaded argument under a "
-        "mode, so types == (Tensor,) (TFM_TYPES_003, TFM_REACH_007 say ())"
-    ),
-    "nested_decline_comes_out_of_the_operator": (
-        "torch 2.13's x + y turns the TypeError of the dispatch the forwarding mode made into "
-        "NotImplemented, and Python raises 'unsupported operand type(s)' (TFM_SYNTAX_002, "
-        "pytorch#75462)"
-    ),
-    "method_on_subclass_under_disable_subclass": (
-        "torch 2.13 passes self's subclass in types inside DisableTorchFunctionSubclass on a "
-        "no-argument Tensor method (TFM_STACK_011 says types == ())"
-    ),
-    "disable_subclass_hides_self_from_the_method_path": (
-        "the same as method_on_subclass_under_disable_subclass, for a.neg() with a mode that "
-        "forwards (TFM_STACK_011)"
-    ),
-    "handler_type_error_comes_out_of_the_reflected_operator": (
-        "torch 2.13's 2 + x turns the mode's TypeError into NotImplemented, and Python raises "
-        "'unsupported operand type(s)' (TFM_SYNTAX_002, pytorch#75462)"
-    ),
-    "handler_type_error_comes_out_of_a_comparison": (
-        "torch 2.13's x < y turns the mode's TypeError into NotImplemented, Python tries y > x, "
-        "and raises \"'<' not supported\" (TFM_SYNTAX_002, pytorch#75462)"
-    ),
-    "opted_out_subclass_not_overloaded_by_a_stack_mode_getter": (
-        "torch 2.13 passes the opted-out class in types for o.real's getter under a mode "
-        "(types == (Opted,); TFM_TYPES_005 says types == ())"
-    ),
-}
-#: Examples torch 2.13 diverges on only where numpy can be imported (a certificate's
-#: environment says whether it could).
-NUMPY_DIVERGENCES: dict[str, str] = {
-    "equality_collects_both_operands": (
-        "with numpy importable, torch 2.13's x == y of two subclass instances dispatches "
-        "Tensor.__eq__ with types == (A,) (TFM_TYPES_001 says (A, B)); without numpy, "
-        "Tensor.eq with both"
-    ),
-}
 NUMPY_FOUND = importlib.util.find_spec("numpy") is not None
 
 #: Rules that hold for the stack generation but that no stack scenario can show: rule -> reason.

@@ -10,7 +10,9 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 import reference_impl
@@ -18,7 +20,9 @@ from conformance.adapter import NamespaceAdapter
 from conformance.runner import execute
 from conformance.snippet import describe, snippet
 from conformance.strategies import scenarios
+from spec.examples import Example, load_examples
 from spec.model import Scenario, predict, scenario_from_dict, scenario_to_dict
+from spec.model.functions import FORMS
 
 ADAPTER = NamespaceAdapter(reference_impl)
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,11 +42,20 @@ def run_snippet(code: str) -> tuple[list[str], BaseException | None]:
 
 
 def check(scenario: Scenario) -> None:
+    assume(not any("RecursionError" in line for line in describe(_observed(scenario))))
+    _same_as_the_runner(scenario)
+
+
+def _observed(scenario: Scenario) -> Any:
     try:
         expected, _ = execute(scenario, ADAPTER)
     finally:
         ADAPTER.reset()
-    assume(not any("RecursionError" in line for line in describe(expected)))
+    return expected
+
+
+def _same_as_the_runner(scenario: Scenario) -> None:
+    expected = _observed(scenario)
     code = snippet(scenario, "reference_impl", "2022")
     try:
         lines, error = run_snippet(code)
@@ -59,6 +72,18 @@ def check(scenario: Scenario) -> None:
 @given(scenarios("2022"))
 def test_snippet_reaches_the_runners_outcome(scenario: Scenario) -> None:
     check(scenario)
+
+
+_FORM_EXAMPLES = [example for example in load_examples()
+                  if example.scenario.generation == "2022" and example.scenario.call is not None
+                  and example.scenario.call.func in FORMS]
+
+
+@pytest.mark.parametrize("example", _FORM_EXAMPLES, ids=[e.name for e in _FORM_EXAMPLES])
+def test_a_snippet_of_a_form_names_what_its_handlers_are_handed(example: Example) -> None:
+    # The handlers of a snippet must know the form's callables (Tensor.lt for x < y, the
+    # getter of x.real) as the runner does, or they take them for inner calls and forward.
+    _same_as_the_runner(example.scenario)
 
 
 def test_snippet_runs_as_a_script_in_a_fresh_interpreter(tmp_path: Path) -> None:

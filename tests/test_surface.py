@@ -210,15 +210,16 @@ def test_reference_impl_passes_every_form_its_tensor_has() -> None:
     _, checked, not_called = judge.read(syntax(NamespaceAdapter(reference_impl)))
     assert [name for name, _ in checked] == [
         "x[0]", "x[0:1]", "x[...]", "x[None]", "x[i]", "x[(0,)]", "x[[0]]", "x[0] = y", "x + y",
-        "2 + x", "x - y", "x * y", "2 * x", "x / y", "x == y", "x < y", "x += y", "-x", "abs(x)",
-        "len(x)", "reversed(x)", "int(s)",
+        "2 + x", "x - y", "2 - x", "x * y", "2 * x", "x / y", "x // y", "x ** y", "x == y",
+        "x != y", "x < y", "x >= y", "x += y", "-x", "abs(x)", "len(x)", "reversed(x)", "int(s)",
         "Tensor.__add__(x, object())", "Tensor.__radd__(x, object())", "Tensor.__sub__(x, object())",
-        "Tensor.__mul__(x, object())", "Tensor.__rmul__(x, object())",
-        "Tensor.__truediv__(x, object())", "Tensor.__eq__(x, object())",
-        "Tensor.__lt__(x, object())", "x[[duck]]", "x.real", "is_tensor_like(duck)",
-        "is_tensor_like(x)", "is_tensor_like(1)"]
+        "Tensor.__rsub__(x, object())", "Tensor.__mul__(x, object())",
+        "Tensor.__rmul__(x, object())", "Tensor.__truediv__(x, object())",
+        "Tensor.__floordiv__(x, object())", "Tensor.__pow__(x, object())", "Tensor.__eq__(x, object())",
+        "Tensor.__ne__(x, object())", "Tensor.__lt__(x, object())", "Tensor.__ge__(x, object())",
+        "x[[duck]]", "x.real", "is_tensor_like(duck)", "is_tensor_like(x)", "is_tensor_like(1)"]
     assert all(not problems for _, problems in checked)
-    assert ("2 - x", "Tensor has no __rsub__") in not_called
+    assert ("2 / x", "Tensor has no __rtruediv__") in not_called
 
 
 def _swallowing_add(self: Any, other: Any) -> Any:  # the NotImplemented wrapping around dispatch

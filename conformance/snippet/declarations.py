@@ -174,7 +174,7 @@ class Declarations:
             owner = "type(self)" if plain else "cls"
             yield f"    def __torch_function__({me}, func, types, args=(), kwargs=None):"
             bound = ', IDENTS.get(id(self), "?")' if plain else ""
-            yield "        if id(func) not in NAMES:  # the implementation's own inner calls"
+            yield "        if name_of(func).startswith('?'):  # the implementation's own inner calls"
             yield "            with inner_call_guard():"
             yield "                return func(*args, **(kwargs or {}))"
             yield f'        seen({owner}.__name__, "subclass", func, types, kwargs{bound})'
@@ -192,7 +192,7 @@ class Declarations:
             if m.classmethod_handler:
                 yield "    @classmethod"
             yield f"    def __torch_function__({me}, func, types, args=(), kwargs=None):"
-            yield "        if id(func) not in NAMES:  # the implementation's own inner calls"
+            yield "        if name_of(func).startswith('?'):  # the implementation's own inner calls"
             yield "            return func(*args, **(kwargs or {}))"
             yield f'        seen({m.name!r}, "mode", func, types, kwargs)'
             yield from ("        " + x for x in self.behaviour(m.behaviour, me, "None", True))

@@ -11,7 +11,10 @@ class HandlerError(Exception):
 
 
 def name_of(func):
-    return NAMES.get(id(func), f"?{getattr(func, '__name__', func)!s}")
+    name = NAMES.get(id(func))
+    if name is None:  # a property's getter, equal to (not the same object as) the named one
+        name = next((n for getter, n in GETTERS if getter == func), None)
+    return f"?{getattr(func, '__name__', func)!s}" if name is None else name
 
 
 def label(obj):

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 
 from spec.model.codec import scenario_to_dict
-from spec.model.functions import FUNCS
+from spec.model.functions import FORMS, FUNCS
 from spec.model.scenario import Construct, Disable, Scenario, SetRaw
 from spec.model.trace import Trace
 
@@ -85,7 +85,29 @@ class ScriptWriter(Declarations):
         yield ""
         yield ""
         yield "NAMES = {id(f): n for n, f in [" + ", ".join(pairs) + "]}"
+        yield from self.form_names()
         yield f"MODE_NAMES = {tuple(m.name for m in self.sc.modes)!r}"
+
+    def form_names(self) -> Iterator[str]:
+        """The callables the call's form may hand its handlers, named as the runner names them
+        (the first of each group); a property's getter is a new object at each lookup, so it
+        is named by equality (GETTERS). Only a scenario written as a form names them."""
+        form = FORMS.get(self.sc.call.func) if self.sc.call is not None else None
+        methods: list[tuple[str, str]] = []
+        getters: list[tuple[str, str]] = []
+        for group in form.groups if form is not None else ():
+            for handed in group:
+                attr = handed.removeprefix("Tensor.")
+                if attr.endswith(".__get__"):
+                    getters.append((attr.removesuffix(".__get__"), group[0]))
+                else:
+                    methods.append((attr, group[0]))
+        if methods:
+            yield f"for _attr, _name in {methods!r}:"
+            yield "    if hasattr(Tensor, _attr):"
+            yield "        NAMES.setdefault(id(getattr(Tensor, _attr)), _name)"
+        yield ("GETTERS = [(getattr(Tensor, _attr).__get__, _name) for _attr, _name in "
+               f"{getters!r} if hasattr(Tensor, _attr)]")
 
     def namespace_header(self) -> Iterator[str]:
         yield f"import {self.impl} as torch"

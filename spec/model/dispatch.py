@@ -44,7 +44,9 @@ class Dispatch(Handlers):
             if info.shape == "pyfunc":
                 return self._pyfunc(func, args, kwargs)
             python = info.path == "python"
-            relevant = args[:1] if python else [*args, *kwargs.values()]
+            # A Python-path function takes its tensor as the relevant argument; an operator
+            # written in Python (Tensor.__pow__) takes both operands.
+            relevant = args[:1] if python and info.shape != "binary" else [*args, *kwargs.values()]
             return self._dispatch(func, args, kwargs, relevant, python, spread)
         finally:
             self.depth -= 1

@@ -82,6 +82,15 @@ HANDED: dict[str, FuncInfo] = {
         FuncInfo("Tensor.abs", "native", "unary", method=True),
         FuncInfo("Tensor.__int__", "native", "unary", method=True),
         FuncInfo("Tensor.__reversed__", "python", "unary", method=True),
+        FuncInfo("Tensor.ne", "native", "binary", method=True),
+        FuncInfo("Tensor.ge", "native", "binary", method=True),
+        FuncInfo("Tensor.le", "native", "binary", method=True),
+        # Operators written in Python (torch/_tensor.py): both operands are relevant arguments.
+        FuncInfo("Tensor.__pow__", "python", "binary", method=True),
+        FuncInfo("Tensor.__floordiv__", "python", "binary", method=True),
+        FuncInfo("Tensor.__rsub__", "python", "binary", method=True),
+        FuncInfo("Tensor.grad.__get__", "native", "unary", method=True),
+        FuncInfo("Tensor.data.__get__", "native", "unary", method=True),
     )
 }
 
@@ -155,6 +164,20 @@ def _compare(name: str, kind: FormKind, handed: str, also: str, swapped: tuple[s
                     goes_on=True)
 
 
+def _python_operator(name: str, kind: FormKind, special: str, symbol: str) -> FormInfo:
+    """An operator whose method is written in Python: its handlers are handed the method
+    itself, on the Python path, with both operands as relevant arguments."""
+    return FormInfo(name, kind, f"Tensor.{special}", (), special, "TFM_SYNTAX_001", operator=True,
+                    symbol=symbol, feature="more-operators")
+
+
+def _property(name: str, feature: str) -> FormInfo:
+    """A dispatched property (its ``symbol``), whose handlers are handed its getter."""
+    attr = name.removeprefix("x.")
+    return FormInfo(name, "property", f"Tensor.{attr}.__get__", (), attr, "TFM_SYNTAX_004",
+                    symbol=attr, feature=feature)
+
+
 def _builtin(name: str, handed: str, also: tuple[str, ...], special: str, feature: str) -> FormInfo:
     """A form written as a call of a Python builtin on the tensor (its ``symbol``)."""
     return FormInfo(name, "builtin", handed, also, special, "TFM_SYNTAX_001",
@@ -178,7 +201,7 @@ FORMS: dict[str, FormInfo] = {
         _index("x[None]", "none"),
         _index("x[k:]", "slice", "slicing"),
         _index("x[...]", "ellipsis", "slicing"),
-        FormInfo("x.real", "property", "Tensor.real.__get__", (), "real", "TFM_SYNTAX_004"),
+        _property("x.real", "syntax"),
         _operator("x - y", "infix", "Tensor.sub", "__sub__", "-"),
         _operator("x * y", "infix", "Tensor.mul", "__mul__", "*"),
         _operator("k * x", "reflected", "Tensor.mul", "__rmul__", "*"),
@@ -190,10 +213,17 @@ FORMS: dict[str, FormInfo] = {
         _compare("x < y", "infix", "Tensor.lt", "Tensor.__lt__", ("Tensor.gt", "Tensor.__gt__"), "<"),
         _compare("k < x", "reflected", "Tensor.gt", "Tensor.__gt__", (), "<"),
         _compare("x == y", "infix", "Tensor.__eq__", "Tensor.eq", ("Tensor.__eq__", "Tensor.eq"), "=="),
+        _compare("x != y", "infix", "Tensor.ne", "Tensor.__ne__", ("Tensor.ne", "Tensor.__ne__"), "!="),
+        _compare("x >= y", "infix", "Tensor.ge", "Tensor.__ge__", ("Tensor.le", "Tensor.__le__"), ">="),
         _operator("x / y", "infix", "Tensor.div", "__truediv__", "/", feature="more-operators"),
         _builtin("abs(x)", "Tensor.abs", ("Tensor.__abs__",), "__abs__", "more-operators"),
+        _python_operator("x ** y", "infix", "__pow__", "**"),
+        _python_operator("x // y", "infix", "__floordiv__", "//"),
+        _python_operator("k - x", "reflected", "__rsub__", "-"),
         _builtin("int(x)", "Tensor.__int__", (), "__int__", "conversions"),
         _builtin("reversed(x)", "Tensor.__reversed__", (), "__reversed__", "conversions"),
+        _property("x.grad", "properties"),
+        _property("x.data", "properties"),
     )
 }
 
@@ -229,7 +259,7 @@ def written(form: FormInfo, args: list[str]) -> str:
         index = {"": "{}", "tuple": "({},)", "list": "[{}]", "none": "None", "slice": "{}:",
                  "ellipsis": "..."}[form.wrap]
         return f"{args[0]}[{index.format(*args[1:])}]"
-    return f"{args[0]}.real"
+    return f"{args[0]}.{form.symbol}"
 
 
 #: Redispatch order inside each family: a handler may only call a later member,
@@ -289,8 +319,10 @@ def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
             index = index[0]
         assert isinstance(index, int)
         return (_data(args[0])[index],)
-    if base == "real.__get__":
+    if base in ("real.__get__", "data.__get__"):  # x.data: the same values, a new tensor
         return _data(args[0])
+    if base == "grad.__get__":  # a tensor no gradient was computed for
+        return None
     if base == "__len__":
         return len(_data(args[0]))
     if base == "__reversed__":  # torch flips the first dimension
@@ -312,12 +344,18 @@ def kernel(name: str, args: list[object], kwargs: dict[str, object]) -> object:
         alpha = float(bound.pop("alpha", 1))  # type: ignore[arg-type]
         sign = -1.0 if base == "sub" else 1.0
         return tuple(x + sign * alpha * y for x, y in zip(a, b, strict=False))
-    if base in ("mul", "div", "max", "lt", "gt", "__eq__"):
+    if base == "__rsub__":  # k - x: the tensor first, the int after it
+        a, b = _pair(values)
+        return tuple(y - x for x, y in zip(a, b, strict=False))
+    if base in ("mul", "div", "max", "lt", "gt", "__eq__", "ne", "ge", "le", "__pow__",
+                "__floordiv__"):
         a, b = _pair(values)
         ops: dict[str, Callable[[float, float], float]] = {
             "mul": lambda x, y: x * y, "div": lambda x, y: x / y, "max": max,
             "lt": lambda x, y: float(x < y), "gt": lambda x, y: float(x > y),
-            "__eq__": lambda x, y: float(x == y)}
+            "__eq__": lambda x, y: float(x == y), "ne": lambda x, y: float(x != y),
+            "ge": lambda x, y: float(x >= y), "le": lambda x, y: float(x <= y),
+            "__pow__": lambda x, y: x ** y, "__floordiv__": lambda x, y: x // y}
         return tuple(ops[base](x, y) for x, y in zip(a, b, strict=False))
     if base == "neg":
         return tuple(-x for x in _data(values[0]))

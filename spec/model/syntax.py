@@ -51,7 +51,8 @@ def evaluate(engine: Dispatcher, form: FormInfo, args: list[SymValue]) -> SymVal
     try:
         handed: list[SymValue] = handed_args(form, args)
         python = info_of(form.handed).path == "python"
-        value = engine._dispatch(form.handed, handed, {}, handed[:1] if python else handed, python)
+        relevant = handed[:1] if python and not form.operator else handed
+        value = engine._dispatch(form.handed, handed, {}, relevant, python)
     except ModelRaise as exc:
         if form.goes_on and exc.declined_at == engine.depth:
             # NotImplemented makes Python try x + y (or the reflected comparison, and for ==

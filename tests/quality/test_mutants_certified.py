@@ -96,8 +96,8 @@ def test_reference_impl_passes_every_must_rule(
     assert run.certificate["level"]["reached"] in ("MUST", "SHOULD")
     # Every feature it declares is exercised (the examples that need one are marked with it).
     assert run.certificate["level"]["features"] == [
-        "comparisons", "conversions", "more-operators", "more-syntax", "python-path", "raw-slot",
-        "setitem", "slicing", "subclass-as-mode", "surface", "syntax"]
+        "comparisons", "conversions", "more-operators", "more-syntax", "properties", "python-path",
+        "raw-slot", "setitem", "slicing", "subclass-as-mode", "surface", "syntax"]
     assert run.returncode == 0, run.tail()
 
 
