@@ -16,6 +16,7 @@ from conformance.surface import judge
 from conformance.surface.arguments import TENSOR, construct, refine
 from conformance.surface.probe import sweep
 from conformance.surface.syntax import syntax
+from reference_impl import Tensor
 from reference_impl.overrides import handle_torch_function, has_torch_function
 from spec.catalogue import load_catalogue
 
@@ -72,6 +73,24 @@ def reads_first(input: Any, other: Any) -> Any:  # calls another overridable fun
     return good(input, other)
 
 
+def first_only(input: Any, other: Any) -> Any:  # asks about its first tensor alone
+    if has_torch_function((input,)):
+        return handle_torch_function(first_only, (input, other), input, other)
+    return "computed"
+
+
+def weight_unchecked(input: Any, weight: Tensor | None = None) -> Any:  # an optional tensor unasked
+    if has_torch_function((input,)):
+        return handle_torch_function(weight_unchecked, (input,), input, weight=weight)
+    return "computed"
+
+
+def falls_to_native(input: Any, other: Any) -> Any:  # unasked, the native add dispatches instead
+    if has_torch_function((input,)):
+        return handle_torch_function(falls_to_native, (input, other), input, other)
+    return reference_impl.add(input, other)
+
+
 class Listing(NamespaceAdapter):
     """reference_impl, listing the given callables instead of its own."""
 
@@ -107,6 +126,9 @@ def test_reference_impl_passes_its_whole_listing() -> None:
     (moves, ["TFM_ARGS_002"]),
     (ignores_disable, ["TFM_DISABLE_001"]),
     (reads_first, ["TFM_REACH_009"]),
+    (first_only, ["TFM_TYPES_006"]),
+    (weight_unchecked, ["TFM_TYPES_006"]),
+    (falls_to_native, ["TFM_ARGS_001"]),
 ], ids=lambda v: getattr(v, "__name__", str(v)))
 def test_each_single_bug_fails_the_rule_it_breaks(bug: Callable[..., Any], rules: list[str]) -> None:
     assert _rules([bug]) == {bug.__name__: rules}

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["Construction", "construct", "refine"]
+__all__ = ["Construction", "construct", "declared_tensor", "refine"]
 
 #: A slot: ("tensor",), ("tensors",) (a list of two), or ("value", v).
 Slot = tuple[Any, ...]
@@ -119,6 +119,18 @@ def _recognised(wanted: str, ns: Any) -> Slot | None:
     if re.search(r"\bint\b|symint|long", text):
         return ("value", 1)
     return None
+
+
+def declared_tensor(func: Any, ns: Any, required: list[str], names: list[str]) -> set[str]:
+    """Those of ``names`` whose type, in the operator schema or the annotations, is one tensor
+    (not a list of them, ``List[torch.Tensor]``, nor a callable taking them)."""
+    schema, annotated = _schema_types(ns, func, required), _annotations(func)
+
+    def one_tensor(text: str) -> bool:
+        text = text.replace("torch.", "")
+        return "callable" not in text.lower() and _recognised(text, ns) == TENSOR
+    return {name for name in names
+            if any(name in source and one_tensor(source[name]) for source in (schema, annotated))}
 
 
 def _slot_for(name: str, schema: dict[str, str], annotated: dict[str, str], ns: Any) -> Slot:

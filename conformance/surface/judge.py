@@ -20,6 +20,7 @@ __all__ = ["CHECK_RULES", "RULES", "SYNTAX_RULES", "SurfaceError", "Verdict", "j
 CHECK_RULES: Mapping[str, str] = {
     "reach": "TFM_REACH_009", "func": "TFM_ARGS_001", "args": "TFM_ARGS_002",
     "result": "TFM_ORDER_002", "raise": "TFM_ERROR_005", "duck": "TFM_TYPES_006",
+    "duck_alone": "TFM_TYPES_006",
     "notimpl": "TFM_NOTIMPL_001", "disable": "TFM_DISABLE_001",
     "disable_mode": "TFM_STACK_010", "disable_subclass": "TFM_STACK_011",
     # the syntactic entry points (conformance.surface.syntax)

@@ -14,7 +14,8 @@ objects and no mode, their handler runs once with ``types == (Duck,)``;   ``noti
 declining mode falls through to the ducks' handler;   ``disable``  no duck handler inside
 ``DisableTorchFunction``;   ``disable_mode``  whether the mode runs there (it does in 2022 and
 1.13; on 2.x it does not);   ``disable_subclass``  inside ``DisableTorchFunctionSubclass`` the mode
-runs and the ducks' handler does not.
+runs and the ducks' handler does not;   ``duck_alone``  a duck in one tensor position alone,
+plain tensors elsewhere, is dispatched on (:mod:`.alone`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..safe import repr_of, text_of
+from .alone import check_alone, optional_tensors
 from .arguments import Construction, construct, refine
 from .listing import Listed, listed, namer, same_callable
 
@@ -276,6 +278,13 @@ def check_one(probe: Probe, entry: Listed, construction: Construction,
     if probe.calls:
         checks.add("disable", f"inside DisableTorchFunction: {checks.seen()}")
     _disabled_with_mode(probe, checks, duck_args, duck_kwargs, (args, kwargs))
+    if not any(check.startswith("duck") for check, _ in checks.problems):
+        ns = getattr(ad, "ns", None)
+        optional = optional_tensors(entry.func, entry.template, ns, construction)
+        alone = check_alone(probe, entry, construction, optional, entry.name.endswith(_SETTERS),
+                            name_of)
+        if alone is not None:
+            checks.problems.append(alone)
     return checks.problems
 
 
