@@ -40,6 +40,9 @@ class FuncInfo:
     #: An operator's own method (``Tensor.__eq__``): when every handler declines it gives
     #: NotImplemented, where a function raises, and what follows is Python's (a second dispatch).
     operator: bool = False
+    #: A conversion to one Python number (``Tensor.__int__``): a scenario's tensors have two
+    #: elements, so its kernel has no value to give (what follows is unspecified).
+    scalar: bool = False
 
 
 FUNCS: dict[str, FuncInfo] = {
@@ -80,7 +83,7 @@ HANDED: dict[str, FuncInfo] = {
         FuncInfo("Tensor.__eq__", "native", "binary", method=True, operator=True),
         FuncInfo("Tensor.div", "native", "binary", method=True),
         FuncInfo("Tensor.abs", "native", "unary", method=True),
-        FuncInfo("Tensor.__int__", "native", "unary", method=True),
+        FuncInfo("Tensor.__int__", "native", "unary", method=True, scalar=True),
         FuncInfo("Tensor.__reversed__", "python", "unary", method=True),
         FuncInfo("Tensor.ne", "native", "binary", method=True),
         FuncInfo("Tensor.ge", "native", "binary", method=True),

@@ -112,8 +112,8 @@ class EngineState:
                        and self.world.is_tensor_class(v.cls)]
             total = pyfunc_kernel(tensors)
             return None if total is None else SymTensor("Tensor", total)
-        if func == "Tensor.__int__":  # the call's tensors have two elements: no int
-            raise Unspecified("int(x) reached the kernel with a tensor of more than one element")
+        if info_of(func).scalar:  # the call's tensors have two elements: no single number
+            raise Unspecified(f"{func} reached the kernel with a tensor of more than one element")
         out = kernel(func, [data(a) for a in args], {k: data(v) for k, v in kwargs.items()})
         if out is None or isinstance(out, int):  # x[k] = c, len(x)
             return out
