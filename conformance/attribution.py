@@ -109,11 +109,10 @@ def _text_rules(expected: Message, text: str, naming: Naming) -> tuple[str, ...]
 def outcome_rules(expected: Outcome, observed: Outcome, naming: Naming) -> tuple[str, ...]:
     """The rules of the outcome's part that differs: for the right exception with a wrong text,
     those of the first part of the text that differs, where the model tags its parts."""
-    if isinstance(expected, Raised) and isinstance(observed, Returned) and (
-            _OPERATOR_END in expected.rules):
-        # The exception should have come out of the operator's expression and a value did:
-        # the operator swallowed it (and Python went on), the rule of where it ends.
-        return (_OPERATOR_END,)
+    if isinstance(expected, Raised) and isinstance(observed, Returned) and expected.if_returned:
+        # A value where the model knows whose divergence it is: the call never reached the
+        # handler whose dispatch raises, or an operator swallowed what ends its expression.
+        return expected.if_returned
     if isinstance(expected, Raised) and isinstance(observed, Raised) and (
             expected.exc_type == observed.exc_type):
         rules = _text_rules(expected.message, observed.message.render(), naming)
@@ -127,15 +126,6 @@ def _no_handler_rules(expected: Trace, index: int) -> tuple[str, ...]:
     handler (empty: the model decides no such thing there)."""
     found = [r for i, note in expected.notes if i == index and note.no_handler for r in note.rules]
     return tuple(dict.fromkeys(found))
-
-
-def _unreached_rules(expected: Trace, observed: Trace) -> tuple[str, ...]:
-    """When the call should have raised on reaching a handler and returned instead, the
-    rules by which it reaches that handler: it never got there (empty: not that case)."""
-    if not (isinstance(expected.outcome, Raised) and isinstance(observed.outcome, Returned)):
-        return ()
-    found = [note.rules for _, note in expected.notes if note.reaches]
-    return found[-1] if found else ()
 
 
 def event_rules(expected: Trace, index: int, exp: Event | None, obs: Event | None,
@@ -184,6 +174,5 @@ def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Nami
     if divergence is not None:
         return event_rules(expected, *divergence, naming)
     if differences(Trace((), expected.outcome, None), Trace((), observed.outcome, None), naming):
-        unreached = _unreached_rules(expected, observed)
-        return unreached or outcome_rules(expected.outcome, observed.outcome, naming)
+        return outcome_rules(expected.outcome, observed.outcome, naming)
     return leak_rules(scenario, expected, observed)

@@ -167,7 +167,7 @@ class Lockstep(RuleBasedStateMachine):
             value = to_value(self.model.call(func, model_args, {}))
             expected = Returned(value, tuple(sorted(self.model.value_rules)) or ("TFM_ORDER_007",))
         except ModelRaise as exc:
-            expected = Raised(exc.exc_type, exc.message, exc.rules)
+            expected = Raised(exc.exc_type, exc.message, exc.rules, exc.if_returned)
         raised = isinstance(expected, Raised)
         self.current_rules = self.tags(("TFM_REENTRY_003",) if raised else ("TFM_REENTRY_002",))
         try:

@@ -54,7 +54,7 @@ class Engine(Dispatch):
             value = self._enter(0)
             outcome = Returned(to_value(value), tuple(sorted(self.value_rules)) or ("TFM_ORDER_007",))
         except ModelRaise as exc:
-            outcome = Raised(exc.exc_type, exc.message, exc.rules)
+            outcome = Raised(exc.exc_type, exc.message, exc.rules, exc.if_returned)
         return Trace(tuple(self.events), outcome, self._label(self.current), tuple(self.notes),
                      self.after_rules(isinstance(outcome, Raised)))
 

@@ -165,9 +165,11 @@ class StackEngine(Engine):
             raise Unspecified("only mode objects can be on the stack")
         if decl.classmethod_handler and (self.version == "1.13" or not h.python):
             rule = "TFM_STACK_009" if self.version == "1.13" else "TFM_STACK_008"
+            reach = self.reach_rules(mode, h)
             self._note(f"{mode.label}'s __torch_function__ is a classmethod: reaching it raises",
-                       *self.reach_rules(mode, h), reaches=True)
-            raise ModelRaise("RuntimeError", self.texts.message("classmethod-mode"), (rule,))
+                       *reach)
+            raise ModelRaise("RuntimeError", self.texts.message("classmethod-mode"), (rule,),
+                             if_returned=reach)  # a value instead: it never reached the mode
         popped = self.stack.pop()  # TFM_STACK_005: off the stack while its handler runs
         try:
             who = (*self._who_rules(mode, h), *self._stack_origin_rules())
@@ -234,7 +236,8 @@ def _translate(trace: Trace, table: dict[str, tuple[str, ...]]) -> Trace:
     outcome = replace(trace.outcome, rules=tr(trace.outcome.rules))
     if isinstance(outcome, Raised):
         message = outcome.message
-        outcome = replace(outcome, message=replace(message, rules=tuple(tr(r) for r in message.rules)))
+        outcome = replace(outcome, message=replace(message, rules=tuple(tr(r) for r in message.rules)),
+                          if_returned=tr(outcome.if_returned))
     notes = tuple((i, replace(note, rules=tr(note.rules))) for i, note in trace.notes)
     return Trace(tuple(events), outcome, trace.after, notes, tr(trace.after_rules))
 

@@ -126,9 +126,8 @@ class EngineState:
             return tuple(SymTensor("Tensor", part) for part in out)
         return SymTensor("Tensor", out)
 
-    def _note(self, text: str, *rules: str, no_handler: bool = False,
-              reaches: bool = False) -> None:
-        self.notes.append((len(self.events), Note(text, rules, no_handler, reaches)))
+    def _note(self, text: str, *rules: str, no_handler: bool = False) -> None:
+        self.notes.append((len(self.events), Note(text, rules, no_handler)))
 
     @staticmethod
     def _label(mode: ModeRef | None) -> str | None:

@@ -67,7 +67,8 @@ def evaluate(engine: Dispatcher, form: FormInfo, args: list[SymValue]) -> SymVal
                 raise Unspecified(f"every handler of {form.name} declined, and the other "
                                   "operand is a tensor of another class") from None
             raise ModelRaise("TypeError", Message((Ref("text", "operator-declined"),)),
-                             tuple(dict.fromkeys((*exc.rules, *DECLINED)))) from None
+                             tuple(dict.fromkeys((*exc.rules, *DECLINED))),
+                             if_returned=exc.if_returned or ("TFM_SYNTAX_002",)) from None
         if exc.declined_at == engine.depth:  # the form's own dispatch declined: its error
             raise
         # Anything else comes out of the expression as it is (a handler's TypeError included);
@@ -75,9 +76,12 @@ def evaluate(engine: Dispatcher, form: FormInfo, args: list[SymValue]) -> SymVal
         message = exc.message
         if form.operator and message.parts and isinstance(message.parts[0], str):
             message = Message(message.parts, (("TFM_SYNTAX_002",), *message.rules[1:]))
+        # A value instead: the form swallowed what ends its expression (unless the call never
+        # reached the handler that raised, which the exception already says).
+        if_returned = exc.if_returned or ("TFM_SYNTAX_002",)
         raise ModelRaise(exc.exc_type, message,
                          tuple(dict.fromkeys((*exc.rules, "TFM_SYNTAX_002"))),
-                         exc.declined_at) from None
+                         exc.declined_at, if_returned) from None
     finally:
         engine.form = saved
     engine.value_rules.add(form.rule)

@@ -209,6 +209,11 @@ class Raised:
     exc_type: str
     message: Message
     rules: tuple[str, ...] = field(default=(), compare=False)
+    #: The rules a call that returns a value instead breaks, where the model knows better than
+    #: ``rules``: it never reached the handler whose dispatch raises (a classmethod mode's
+    #: reach rules), or an operator swallowed the exception that ends its expression
+    #: (TFM_SYNTAX_002). Empty: ``rules``.
+    if_returned: tuple[str, ...] = field(default=(), compare=False)
 
 
 Outcome = Union[Returned, Raised]
@@ -219,16 +224,12 @@ class Note:
     """A step of the prediction that no implementation can be observed doing (for ``explain``).
 
     ``no_handler``: the step decides that the call runs no handler (it does not dispatch), so
-    a handler run observed right there breaks the note's rules. ``reaches``: the step decides
-    that the call reaches a handler whose dispatch raises before the handler runs (a
-    classmethod mode), so a call that returns instead breaks the note's rules: it never
-    reached the handler.
+    a handler run observed right there breaks the note's rules.
     """
 
     text: str
     rules: tuple[str, ...] = ()
     no_handler: bool = False
-    reaches: bool = False
 
 
 @dataclass(frozen=True)
