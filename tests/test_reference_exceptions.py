@@ -1,4 +1,5 @@
-"""After any exception (handler, push/enable body, push/enable errors) the slot is as before."""
+"""After any exception (handler, push/enable body, push/enable errors) the slot is as before
+(the modes that raise: tests/raising_modes.py)."""
 
 from __future__ import annotations
 
@@ -17,85 +18,17 @@ from reference_impl.overrides import (
     enable_torch_function_mode,
     push_torch_function_mode,
 )
-
-
-class Boom(Exception):
-    """The exception every failure raises (or wraps), so identity can be checked."""
-
-
-@pytest.fixture(autouse=True)
-def _clean_thread_state() -> Iterator[None]:
-    assert torch._C._get_torch_function_mode() is None
-    assert torch._C._is_torch_function_enabled()
-    yield
-    assert torch._C._get_torch_function_mode() is None
-    assert torch._C._is_torch_function_enabled()
-
-
-def current() -> Any:
-    return torch._C._get_torch_function_mode()
-
-
-class Forwarding(TorchFunctionMode):
-    def __torch_function__(
-        self,
-        func: Callable[..., Any],
-        types: tuple[type, ...],
-        args: tuple[Any, ...] = (),
-        kwargs: dict[str, Any] | None = None,
-    ) -> Any:
-        return func(*args, **(kwargs or {}))
-
-
-class RaisingMode(TorchFunctionMode):
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-
-    def __torch_function__(
-        self,
-        func: Callable[..., Any],
-        types: tuple[type, ...],
-        args: tuple[Any, ...] = (),
-        kwargs: dict[str, Any] | None = None,
-    ) -> Any:
-        raise self.exc
-
-
-class ReentrantRaisingMode(TorchFunctionMode):
-    """Re-enables itself (the PR's idiom), makes one more call, then raises."""
-
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-        self.depth = 0
-
-    def __torch_function__(
-        self,
-        func: Callable[..., Any],
-        types: tuple[type, ...],
-        args: tuple[Any, ...] = (),
-        kwargs: dict[str, Any] | None = None,
-    ) -> Any:
-        self.depth += 1
-        if self.depth > 1:
-            raise self.exc
-        with enable_torch_function_mode(self, replace=self.inner):
-            return torch.neg(torch.tensor([1.0]))
-
-
-class PlainSub(torch.Tensor):
-    pass
-
-
-def raising_subclass(exc: BaseException) -> type:
-    def handler(cls: type, *args: Any, **kwargs: Any) -> Any:
-        raise exc
-
-    return type("RaisingSub", (torch.Tensor,), {"__torch_function__": classmethod(handler)})
-
-
-def t() -> torch.Tensor:
-    return torch.tensor([1.0, 2.0])
-
+from tests.raising_modes import (
+    Boom,
+    Forwarding,
+    PlainSub,
+    RaisingMode,
+    ReentrantRaisingMode,
+    current,
+    raising_subclass,
+    t,
+)
+from tests.reference_recording import clean_thread_state  # noqa: F401 (an autouse fixture)
 
 # --- outer states: what the slot holds before a failure --------------------------------------
 

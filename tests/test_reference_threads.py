@@ -15,18 +15,10 @@ from reference_impl.overrides import (
     has_torch_function,
     push_torch_function_mode,
 )
+from tests.reference_recording import clean_thread_state  # noqa: F401 (an autouse fixture)
 
 N_THREADS = 8
 N_CALLS = 10_000
-
-
-@pytest.fixture(autouse=True)
-def _clean_thread_state() -> Iterator[None]:
-    assert torch._C._get_torch_function_mode() is None
-    assert torch._C._is_torch_function_enabled()
-    yield
-    assert torch._C._get_torch_function_mode() is None
-    assert torch._C._is_torch_function_enabled()
 
 
 @pytest.fixture
