@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
-from collections.abc import Generator
-from typing import Any
+from collections.abc import Generator, Sequence
+from typing import Any, NoReturn
 
 import pytest
 from hypothesis import settings
@@ -58,13 +59,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if reason is not None:
         state.not_applicable.add(item.nodeid)
         pytest.skip(reason=f"not applicable: {reason}")
-    rules = ", ".join(marker_args(item, "rule"))
+    rules = marker_args(item, "rule")
     # A test of no rule (the suite's own checks of its markers) judges nothing compiled: it runs.
     if state.compile and rules and item.get_closest_marker("compiles") is None:
         state.not_compiled.add(item.nodeid)
-        pytest.skip(reason=f"{NOT_COMPILED} {rules}: this test runs no user code inside "
-                           "torch.compile (under --compile, the explicit examples and the "
-                           "generated sweep do)")
+        skip_not_compiled(rules, "this test runs no user code inside torch.compile (under "
+                                 "--compile, the explicit examples and the generated sweep do)")
+
+
+def skip_not_compiled(rules: Sequence[str], why: str) -> NoReturn:
+    """End a test that judged nothing compiled under --compile: its rules get the verdict
+    ``not_compiled`` from it, never a pass (docs/compile.rst). The skip names the rules it
+    stands for and why; a test of no rule, or no reason, is refused."""
+    if not rules or not all(_RULE_ID.fullmatch(r) for r in rules) or not why.strip():
+        raise ValueError(f"a not-compiled skip needs rule IDs and a reason, got {rules!r}, {why!r}")
+    pytest.skip(reason=f"{NOT_COMPILED} {', '.join(rules)}: {why}")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -334,6 +343,7 @@ def _record(item: pytest.Item, state: RunState, outcome: TestOutcome,
 
 #: How a skip under --compile begins: what the test checks was not compiled.
 NOT_COMPILED = "not compiled:"
+_RULE_ID = re.compile(r"TFM_[A-Z]+_\d{3}")
 #: The property under which a test hands over what it counted of compiled scenarios.
 COMPILATION_PROPERTY = "compilation"
 

@@ -17,7 +17,7 @@ from conformance.adapter import features_needed
 from conformance.check import Target, check
 from conformance.compiled import tally
 from conformance.excusal import Excusals
-from conformance.recording import COMPILATION_PROPERTY, NOT_COMPILED
+from conformance.recording import COMPILATION_PROPERTY, skip_not_compiled
 from spec.examples import Example, load_examples
 from spec.model import scenario_to_dict
 
@@ -44,8 +44,7 @@ def test_example(example: Example, adapter: Target, excused: Excusals,
         record_property(COMPILATION_PROPERTY, json.dumps(
             tally([checked.compilation], time.monotonic() - start)))
         if checked.not_compiled:
-            pytest.skip(reason=f"{NOT_COMPILED} {', '.join(example.rules)}: "
-                               f"{checked.compilation.describe()}")
+            skip_not_compiled(example.rules, checked.compilation.describe())
     if not checked.differences:
         return
     # The rules the divergence is attributed to, whichever the example is about: a mode the
