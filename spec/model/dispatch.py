@@ -43,11 +43,8 @@ class Dispatch(Handlers):
                 return self._probe(func, args)
             if info.shape == "pyfunc":
                 return self._pyfunc(func, args, kwargs)
-            python = info.path == "python"
-            # A Python-path function takes its tensor as the relevant argument; an operator
-            # written in Python (Tensor.__pow__) takes both operands.
-            relevant = args[:1] if python and info.shape != "binary" else [*args, *kwargs.values()]
-            return self._dispatch(func, args, kwargs, relevant, python, spread)
+            return self._dispatch(func, args, kwargs, info.relevant(args, kwargs),
+                                  info.path == "python", spread)
         finally:
             self.depth -= 1
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import EllipsisType
 from typing import Literal, TypeVar
@@ -40,9 +40,13 @@ class FuncInfo:
     #: An operator's own method (``Tensor.__eq__``): when every handler declines it gives
     #: NotImplemented, where a function raises, and what follows is Python's (a second dispatch).
     operator: bool = False
-    #: A conversion to one Python number (``Tensor.__int__``): a scenario's tensors have two
-    #: elements, so its kernel has no value to give (what follows is unspecified).
+    #: A conversion to one number (``Tensor.__int__``): no value of a two-element tensor.
     scalar: bool = False
+
+    def relevant(self, args: list[_V], kwargs: Mapping[str, _V]) -> list[_V]:
+        """What a dispatch searches for handlers: every argument natively; on the Python path
+        the tensor, or both operands of an operator written in Python (``Tensor.__pow__``)."""
+        return args[:1] if self.path == "python" and self.shape != "binary" else [*args, *kwargs.values()]
 
 
 FUNCS: dict[str, FuncInfo] = {
@@ -88,7 +92,6 @@ HANDED: dict[str, FuncInfo] = {
         FuncInfo("Tensor.ne", "native", "binary", method=True),
         FuncInfo("Tensor.ge", "native", "binary", method=True),
         FuncInfo("Tensor.le", "native", "binary", method=True),
-        # Operators written in Python (torch/_tensor.py): both operands are relevant arguments.
         FuncInfo("Tensor.__pow__", "python", "binary", method=True),
         FuncInfo("Tensor.__floordiv__", "python", "binary", method=True),
         FuncInfo("Tensor.__rsub__", "python", "binary", method=True),
@@ -168,8 +171,7 @@ def _compare(name: str, kind: FormKind, handed: str, also: str, swapped: tuple[s
 
 
 def _python_operator(name: str, kind: FormKind, special: str, symbol: str) -> FormInfo:
-    """An operator whose method is written in Python: its handlers are handed the method
-    itself, on the Python path, with both operands as relevant arguments."""
+    """An operator whose method is written in Python: handed itself, on the Python path."""
     return FormInfo(name, kind, f"Tensor.{special}", (), special, "TFM_SYNTAX_001", operator=True,
                     symbol=symbol, feature="more-operators")
 

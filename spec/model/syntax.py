@@ -50,9 +50,9 @@ def evaluate(engine: Dispatcher, form: FormInfo, args: list[SymValue]) -> SymVal
     engine.form = (engine.depth, form)
     try:
         handed: list[SymValue] = handed_args(form, args)
-        python = info_of(form.handed).path == "python"
-        relevant = handed[:1] if python and not form.operator else handed
-        value = engine._dispatch(form.handed, handed, {}, relevant, python)
+        info = info_of(form.handed)
+        value = engine._dispatch(form.handed, handed, {}, info.relevant(handed, {}),
+                                 info.path == "python")
     except ModelRaise as exc:
         if form.goes_on and exc.declined_at == engine.depth:
             # NotImplemented makes Python try x + y (or the reflected comparison, and for ==
