@@ -16,67 +16,43 @@ The first position that fails is reported; the others would repeat it.
 from __future__ import annotations
 
 import contextlib
-import inspect
 from collections.abc import Callable
 from typing import Any
 
 from ..safe import repr_of
-from .arguments import TENSOR, Construction, declared_tensor
+from .arguments import TENSOR, Construction
 from .listing import same_callable
 
-__all__ = ["check_alone", "optional_tensors"]
+__all__ = ["check_alone"]
 
-#: Optional tensor parameters tried per callable, at most (a few functions declare dozens).
-MAX_OPTIONAL = 4
-
-
-def optional_tensors(func: Any, template: Any, ns: Any, construction: Construction) -> list[str]:
-    """The optional parameters of ``func`` whose declared type (operator schema or annotation,
-    not the name alone) is a single tensor, and that the construction does not fill."""
-    try:
-        parameters = inspect.signature(template if template is not None else func).parameters
-    except (TypeError, ValueError):
-        return []
-    filled = {*construction.names, *(name for name, _ in construction.keywords)}
-    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    optional = [p.name for p in parameters.values() if p.default is not inspect.Parameter.empty
-                and p.name not in filled and p.name != "out" and p.kind in kinds]
-    required = [p.name for p in parameters.values() if p.default is inspect.Parameter.empty
-                and p.kind in (inspect.Parameter.POSITIONAL_ONLY, *kinds)]
-    declared = declared_tensor(func, ns, required, optional)
-    return [name for name in optional if name in declared][:MAX_OPTIONAL]
-
-
-def _positions(construction: Construction) -> list[tuple[str, Any]]:
+def _positions(construction: Construction) -> list[tuple[str, int | str]]:
     """The required tensor positions a duck takes alone: ``(label, index or keyword)``."""
-    slots: list[tuple[str, Any]] = [(f"argument {i} ({construction.names[i]})", i)
+    slots: list[tuple[str, int | str]] = [(f"argument {i} ({construction.names[i]})", i)
              for i, slot in enumerate(construction.positional) if slot == TENSOR]
     slots += [(f"keyword {name}", name) for name, slot in construction.keywords if slot == TENSOR]
     return slots[1:]  # the first is the duck check's (for a method, self is the subclass's)
 
 
 def _arguments(construction: Construction, plain: Callable[[], Any], duck: Any,
-               where: Any, optional: str | None) -> tuple[tuple[Any, ...], dict[str, Any]]:
+               where: int | str) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Plain tensors in every slot, and the duck at position ``where`` or as keyword ``where``."""
     args, kwargs = construction.build(plain)
     if isinstance(where, int):
         args = (*args[:where], duck, *args[where + 1:])
-    elif isinstance(where, str):
+    else:
         kwargs[where] = duck
-    if optional is not None:
-        kwargs[optional] = duck
     return args, kwargs
 
 
-def check_alone(probe: Any, entry: Any, construction: Construction, optional: list[str],
-                setter: bool, name_of: Callable[[object], str]) -> list[str] | None:
+def check_alone(probe: Any, entry: Any, construction: Construction, setter: bool,
+                name_of: Callable[[object], str]) -> list[str] | None:
     """``[check, detail]`` for the first position whose duck is not dispatched on, else None."""
     ad = probe.adapter
-    cases: list[tuple[str, Any, str | None]] = [(label, where, None)
-                                                 for label, where in _positions(construction)]
-    cases += [(f"optional {name}=", None, name) for name in optional]
-    for label, where, keyword in cases:
+    cases = [*_positions(construction),
+             *((f"optional {name}=", name) for name in construction.optional)]
+    for label, where in cases:
         duck = probe.Duck()
-        args, kwargs = _arguments(construction, lambda: ad.tensor([1.0, 2.0]), duck, where, keyword)
+        args, kwargs = _arguments(construction, lambda: ad.tensor([1.0, 2.0]), duck, where)
         result, error = probe.call(entry.func, args, kwargs, contextlib.nullcontext)
         owners = [owner for owner, *_ in probe.calls]
         if owners != ["duck"]:

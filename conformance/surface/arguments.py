@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["Construction", "construct", "declared_tensor", "refine"]
+__all__ = ["Construction", "construct", "refine"]
 
 #: A slot: ("tensor",), ("tensors",) (a list of two), or ("value", v).
 Slot = tuple[Any, ...]
@@ -34,6 +34,8 @@ _TENSOR_NAMES = re.compile(
     r"scales?|zero_points?|counts?|angle|abs|mean|std|invstd|sum_dy|sum_dy_xmu|min|max)$")
 _LIST_NAMES = frozenset({"tensors", "inputs", "operands", "tensor_list", "matrices"})
 #: What an argument error says a parameter must be: ``argument 'x' (position 2) must be Tensor, not int``.
+#: Optional tensor parameters tried per callable, at most (a few functions declare dozens).
+MAX_OPTIONAL = 4
 _WANTS = re.compile(r"argument '(\w+)' \(position (\d+)\) must be ([^,]+?), not ")
 
 
@@ -47,6 +49,9 @@ class Construction:
     #: A Tensor method: the first slot is the tensor it is called on, and the positions an
     #: argument error counts leave it out.
     method: bool = False
+    #: Optional parameters declared a tensor (``weight=``; not ``out=``, which a template may
+    #: list where the callable takes none), at most MAX_OPTIONAL: left out of the call.
+    optional: tuple[str, ...] = ()
 
     def tensor_slots(self) -> int:
         return sum(s in (TENSOR, TENSORS) for s in (*self.positional, *(s for _, s in self.keywords)))
@@ -121,16 +126,13 @@ def _recognised(wanted: str, ns: Any) -> Slot | None:
     return None
 
 
-def declared_tensor(func: Any, ns: Any, required: list[str], names: list[str]) -> set[str]:
-    """Those of ``names`` whose type, in the operator schema or the annotations, is one tensor
-    (not a list of them, ``List[torch.Tensor]``, nor a callable taking them)."""
-    schema, annotated = _schema_types(ns, func, required), _annotations(func)
-
-    def one_tensor(text: str) -> bool:
+def _declared_tensor(name: str, schema: dict[str, str], annotated: dict[str, str], ns: Any) -> bool:
+    """Whether the operator schema or the annotations declare ``name`` one tensor (not a list
+    of them, ``List[torch.Tensor]``, nor a callable taking them); its name alone does not."""
+    def one(text: str) -> bool:
         text = text.replace("torch.", "")
         return "callable" not in text.lower() and _recognised(text, ns) == TENSOR
-    return {name for name in names
-            if any(name in source and one_tensor(source[name]) for source in (schema, annotated))}
+    return any(name in source and one(source[name]) for source in (schema, annotated))
 
 
 def _slot_for(name: str, schema: dict[str, str], annotated: dict[str, str], ns: Any) -> Slot:
@@ -157,6 +159,7 @@ def construct(func: Any, template: Any, ns: Any, method: bool = False) -> Constr
     names: list[str] = []
     positional: list[Slot] = []
     keywords: list[tuple[str, Slot]] = []
+    optional: list[str] = []
     for p in parameters:
         if p.kind == p.VAR_POSITIONAL:
             if p.name in _LIST_NAMES or p.name in ("args", "tensors"):
@@ -166,7 +169,12 @@ def construct(func: Any, template: Any, ns: Any, method: bool = False) -> Constr
                 names.append(p.name)
                 positional.append(("value", 1))
             continue
-        if p.kind == p.VAR_KEYWORD or p.default is not inspect.Parameter.empty:
+        if p.kind == p.VAR_KEYWORD:
+            continue
+        if p.default is not inspect.Parameter.empty:
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "out" and \
+                    len(optional) < MAX_OPTIONAL and _declared_tensor(p.name, schema, annotated, ns):
+                optional.append(p.name)
             continue
         slot = TENSOR if method and not positional else _slot_for(p.name, schema, annotated, ns)
         if p.kind == p.KEYWORD_ONLY:
@@ -176,7 +184,7 @@ def construct(func: Any, template: Any, ns: Any, method: bool = False) -> Constr
             positional.append(slot)
     if method and not positional:
         names, positional = ["self"], [TENSOR]
-    return Construction(tuple(names), tuple(positional), tuple(keywords), method)
+    return Construction(tuple(names), tuple(positional), tuple(keywords), method, tuple(optional))
 
 
 def refine(construction: Construction, message: str, ns: Any) -> Construction | None:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..safe import repr_of, text_of
-from .alone import check_alone, optional_tensors
+from .alone import check_alone
 from .arguments import Construction, construct, refine
 from .listing import Listed, listed, namer, same_callable
 
@@ -279,10 +279,7 @@ def check_one(probe: Probe, entry: Listed, construction: Construction,
         checks.add("disable", f"inside DisableTorchFunction: {checks.seen()}")
     _disabled_with_mode(probe, checks, duck_args, duck_kwargs, (args, kwargs))
     if not any(check.startswith("duck") for check, _ in checks.problems):
-        ns = getattr(ad, "ns", None)
-        optional = optional_tensors(entry.func, entry.template, ns, construction)
-        alone = check_alone(probe, entry, construction, optional, entry.name.endswith(_SETTERS),
-                            name_of)
+        alone = check_alone(probe, entry, construction, entry.name.endswith(_SETTERS), name_of)
         if alone is not None:
             checks.problems.append(alone)
     return checks.problems
