@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+#: The profile of these runs: dev's examples without the shrink phase (conformance.profiles).
+#: They read verdicts, not the shrunk scenarios, and shrinking was most of a failing run's time.
 PROFILE = "triage"
 SEED = "0"
 #: What the files of an imaginary earlier run hold (see run_suite's ``stale_reports``).
@@ -72,8 +74,8 @@ def run_suite(impl: str, workdir: Path, extra: Sequence[str] = (), timeout: floa
               profile: str | None = PROFILE) -> SuiteRun:
     """Run the suite on ``impl`` in a subprocess and read its certificate (None if absent).
 
-    Each run gets its own hypothesis storage directory (the dev profile keeps an example
-    database), so no run replays another implementation's failures. ``stale_reports`` first
+    Each run gets its own hypothesis storage directory (the triage profile, as dev, keeps
+    an example database), so no run replays another implementation's failures. ``stale_reports`` first
     fills the reports folder with files of an imaginary earlier run (each holding STALE).
     """
     reports = workdir / "reports"
@@ -105,14 +107,14 @@ MUTANT_TIMEOUT = 1800
 
 
 def mutant_run(factory: pytest.TempPathFactory, impl: str) -> SuiteRun:
-    """The seeded dev run of ``impl`` (reference_impl or a module of tests/mutants) that the
+    """The seeded triage run of ``impl`` (reference_impl or a module of tests/mutants) that the
     modules certifying it share: test_mutants_certified, test_blame, test_reproducible_verdicts'
     seed 0, and the clean run (``shared_run``: one run per session, whichever asks first)."""
     return shared_run(factory, impl, timeout=MUTANT_TIMEOUT)
 
 
 def clean_run(factory: pytest.TempPathFactory) -> SuiteRun:
-    """reference_impl's seeded dev run: the clean run that several modules compare with, made
+    """reference_impl's seeded triage run: the clean run that several modules compare with, made
     once per session (``mutant_run``; test_mutants_certified's run of reference_impl too)."""
     return mutant_run(factory, "reference_impl")
 

@@ -3,11 +3,11 @@
 Each implementation is certified in its own subprocess, exactly as a user would run it::
 
     python -m pytest --pyargs conformance.suite -p conformance.plugin --impl IMPL \\
-        --reports-dir DIR -q -p no:cacheprovider --hypothesis-profile dev --hypothesis-seed 0
+        --reports-dir DIR -q -p no:cacheprovider --hypothesis-profile triage --hypothesis-seed 0
 
 and the test reads ``DIR/certificate.json``. The seed is fixed so that verdicts do not vary
-from run to run, and each run gets its own hypothesis storage directory (the dev profile keeps
-an example database), so no run replays another implementation's failures.
+from run to run, and each run gets its own hypothesis storage directory (the triage profile keeps
+an example database; it is dev without shrinking), so no run replays another implementation's failures.
 
 The runs are started together (as many at a time as there are CPUs) the first time a test here
 needs one, so the wall time is about the total divided by the CPU count; each run's time is

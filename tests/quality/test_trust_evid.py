@@ -61,7 +61,7 @@ class _Runs:
 
     def certified(self) -> SuiteRun:
         if self.honest is None:
-            # a seeded dev run: verify makes the same run again (a --certify run takes minutes
+            # a seeded triage run: verify makes the same run again (a --certify run takes minutes
             # here, and its reproducibility is test_reproducible_verdicts' concern); the clean
             # run other modules compare with too (cli.clean_run), made once per session
             self.honest = self.pool.submit(clean_run, self.factory)

@@ -1,6 +1,6 @@
 """Time limits blame the implementation, not a slow machine (docs/trust.rst, "Time limits").
 
-Certified through the real command line (dev profile, a fixed seed): reference_impl gives every
+Certified through the real command line (triage profile, a fixed seed): reference_impl gives every
 rule the same verdict on an idle machine and beside eight CPU-bound processes; an
 implementation whose ``mean`` is merely slow once per process (it sleeps 3 s, or computes for
 2.5 s of CPU time: past a scenario's 2 s limit, within its re-run's 8 s) fails no rule; and
