@@ -1,4 +1,9 @@
-"""Attributes a divergence between a prediction and an observation to the rules that decide it."""
+"""The rules that decide each place where an observation departs from a prediction.
+
+:mod:`conformance.comparison` finds the places (once per comparison) and asks this module for
+their rules: of an event (per field of a handler run, per part of a warning's text), of the
+outcome (per part of an error's text), of the mode left current.
+"""
 
 from __future__ import annotations
 
@@ -18,15 +23,7 @@ from spec.model.trace import (
     WarningEmitted,
 )
 
-from .compare import (
-    Naming,
-    align,
-    differences,
-    differing_field,
-    differing_part,
-    event_matches,
-    first_divergence,
-)
+from .compare import Naming, differing_field, differing_part, event_matches
 
 #: What ends a syntactic operator's expression at the exception of one of its handlers.
 _OPERATOR_END = "TFM_SYNTAX_002"
@@ -129,13 +126,14 @@ def _no_handler_rules(expected: Trace, index: int) -> tuple[str, ...]:
 
 
 def event_rules(expected: Trace, index: int, exp: Event | None, obs: Event | None,
-                naming: Naming) -> tuple[str, ...]:
+                naming: Naming, field: str | None = None) -> tuple[str, ...]:
     """The rules a pair of differing events of ``expected`` and an observation breaks (one
     side ``None`` past its end), at event ``index`` of ``expected`` (aligned, see
     :func:`~conformance.compare.align`): per field for a handler run, per part for a
     warning's text; for a handler run where the model decides that the call dispatches to
     none, the rules of that decision; for a warning the model predicts later, the rules of
-    when it comes."""
+    when it comes. ``field``: the first field in which two handler runs differ, where the
+    caller has found it already."""
     if isinstance(obs, WarningEmitted) and isinstance(exp, Settled) and _OPERATOR_END in exp.rules:
         # The operator's expression should have ended here with the handler's exception; a
         # warning means it went on (a second dispatch, through the reflected method): the
@@ -153,7 +151,7 @@ def event_rules(expected: Trace, index: int, exp: Event | None, obs: Event | Non
     if exp is None:
         return expected.outcome.rules
     if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
-        name = differing_field(exp, obs, naming)
+        name = field if field is not None else differing_field(exp, obs, naming)
         if name is not None:
             return _types_rules(exp, obs) if name == "types" else exp.rules_for(name)
     if isinstance(exp, HandlerRun):
@@ -163,16 +161,3 @@ def event_rules(expected: Trace, index: int, exp: Event | None, obs: Event | Non
         return _text_rules(exp.message, obs.message.render(), naming) or exp.rules
     assert isinstance(exp, (WarningEmitted, Installed, Constructed, Settled))
     return exp.rules
-
-
-def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming) -> tuple[str, ...]:
-    """The rules the first divergence breaks; empty when the observation matches the prediction."""
-    if not differences(expected, observed, naming):
-        return ()
-    expected = align(expected, observed, naming)
-    divergence = first_divergence(expected, observed, naming)
-    if divergence is not None:
-        return event_rules(expected, *divergence, naming)
-    if differences(Trace((), expected.outcome, None), Trace((), observed.outcome, None), naming):
-        return outcome_rules(expected.outcome, observed.outcome, naming)
-    return leak_rules(scenario, expected, observed)

@@ -12,9 +12,10 @@ from spec.model.trace import Message, Raised, Trace
 
 from . import noise
 from .adapter import Adapter, release_of
-from .attribution import attribute, leak_rules
-from .compare import Naming, differences
-from .divergence import describe_differences
+from .attribution import leak_rules
+from .compare import Naming
+from .comparison import attribute, compare_traces
+from .divergence import describe
 from .excusal import Excusals, Judged, Repredict, judge
 from .isolation import ScenarioTimeout, time_limit
 from .runner import execute
@@ -162,11 +163,13 @@ def conclude(scenario: Scenario, expected: Trace, observed: Trace, naming: Namin
              compilation: Any = None, eager: Trace | None = None) -> Checked:
     """Judge ``observed`` against ``expected``: the rules it breaks (excusals applied), each
     difference described (after ``heading``), and what it left behind."""
-    diff = tuple(differences(expected, observed, naming))
-    judged = judge(scenario, expected, observed, naming, excused, repredict) if diff else Judged((), ())
+    comparison = compare_traces(scenario, expected, observed, naming)  # the one alignment
+    judged = (judge(scenario, expected, observed, naming, excused, repredict, first=comparison)
+              if comparison else Judged((), ()))
     rules = judged.rules
-    if diff:  # the same differences, each with its rules, its field and its full values
-        diff = tuple(describe_differences(expected, observed, naming, scenario)) or diff
+    diff: tuple[str, ...] = ()
+    if comparison:  # each difference with its rules, its field and its full values
+        diff = tuple(describe(comparison))
         diff = diff if heading is None else (heading, *diff)
     if leaked:
         diff += tuple(f"state left behind after the scenario: {x}" for x in leaked)

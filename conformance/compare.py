@@ -13,6 +13,7 @@ from spec.model.trace import (
     Event,
     HandlerRun,
     Message,
+    Outcome,
     Raised,
     Returned,
     TensorValue,
@@ -171,6 +172,16 @@ def differing_field(expected: HandlerRun, observed: HandlerRun, naming: Naming) 
     return next((f for f in FIELDS if not event_matches(expected, observed, naming, only=f)), None)
 
 
+def outcome_differs(expected: Outcome, observed: Outcome, naming: Naming) -> bool:
+    """Whether ``observed`` is not the outcome ``expected`` predicts: another value, or not
+    the exception of that type with a text that matches the predicted one."""
+    if isinstance(expected, Returned):
+        return not isinstance(observed, Returned) or not values_equal(expected.value, observed.value)
+    text = observed.message.render() if isinstance(observed, Raised) else ""
+    return not (isinstance(observed, Raised) and observed.exc_type == expected.exc_type
+                and message_pattern(expected.message, naming).fullmatch(text) is not None)
+
+
 def differences(expected: Trace, observed: Trace, naming: Naming) -> list[str]:
     """Human-readable differences; empty when the implementation did what the model predicts."""
     expected = align(expected, observed, naming)
@@ -182,16 +193,10 @@ def differences(expected: Trace, observed: Trace, naming: Naming) -> list[str]:
             out.append(f"event {i}: expected {show_event(exp)}, observed {show_event(obs)}")
             break  # later events are knock-on effects
     eo, oo = expected.outcome, observed.outcome
-    if isinstance(eo, Returned):
-        if not isinstance(oo, Returned) or not values_equal(eo.value, oo.value):
-            out.append(f"outcome: expected return {eo.value!r}, observed {show_outcome(oo)}")
-    else:
-        assert isinstance(eo, Raised)
-        text = oo.message.render() if isinstance(oo, Raised) else ""
-        if not (isinstance(oo, Raised) and oo.exc_type == eo.exc_type
-                and message_pattern(eo.message, naming).fullmatch(text)):
-            out.append(f"outcome: expected {eo.exc_type}({eo.message.render(naming)!r}), "
-                       f"observed {show_outcome(oo)}")
+    if outcome_differs(eo, oo, naming):
+        want = (f"return {eo.value!r}" if isinstance(eo, Returned)
+                else f"{eo.exc_type}({eo.message.render(naming)!r})")
+        out.append(f"outcome: expected {want}, observed {show_outcome(oo)}")
     if expected.after != observed.after:
         out.append(f"after the scenario: expected current mode {expected.after!r}, "
                    f"observed {observed.after!r}")

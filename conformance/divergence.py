@@ -20,7 +20,6 @@ from spec.model.trace import (
     HandlerRun,
     Installed,
     Message,
-    Outcome,
     Raised,
     Returned,
     Settled,
@@ -29,21 +28,12 @@ from spec.model.trace import (
     show_arg,
 )
 
-from .attribution import event_rules, leak_rules, outcome_rules
-from .compare import (
-    Naming,
-    align,
-    differences,
-    differing_field,
-    differing_part,
-    first_divergence,
-    message_pattern,
-    show_outcome,
-)
+from .compare import Naming, differing_part, message_pattern, show_outcome
+from .comparison import Comparison, Difference, compare_traces
 from .snippet import event_line
 from .textdiff import first_difference, shorten, text_diff
 
-__all__ = ["block", "describe_differences", "show_trace", "text_offsets"]
+__all__ = ["block", "describe", "describe_differences", "show_trace", "text_offsets"]
 
 _KINDS: dict[type, str] = {HandlerRun: "a handler run", WarningEmitted: "a warning",
                            Installed: "a set-up step entered", Constructed: "a mode constructed",
@@ -98,11 +88,11 @@ def _texts(kind: str, expected: Message, observed: str, naming: Naming) -> tuple
     return f"{kind}({exp_shown!r}){exp_note}", f"{kind}({obs_shown!r}){obs_note}", extra
 
 
-def _event(expected: Trace, index: int, exp: Event | None, obs: Event | None,
-           naming: Naming) -> list[str]:
-    rules = event_rules(expected, index, exp, obs, naming)
+def _event(difference: Difference, naming: Naming) -> list[str]:
+    (exp, obs), index, rules = difference.events(), difference.index, difference.rules
     if exp is None or obs is None or type(exp) is not type(obs):
         if obs is None:
+            assert exp is not None
             where = f"event {index}, {_KINDS[type(exp)]}, is missing"
         elif exp is None:
             where = f"event {index}, {_KINDS[type(obs)]}, is one too many"
@@ -111,7 +101,7 @@ def _event(expected: Trace, index: int, exp: Event | None, obs: Event | None,
         return block(where, rules, _show(exp), _show(obs))
     where = f"event {index}, {_KINDS[type(exp)]}"
     if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
-        name = differing_field(exp, obs, naming) or "who"
+        name = difference.field or "who"
         return block(f"{where}, its field {name!r}", rules, _field(exp, name), _field(obs, name),
                      [f"  expected event: {event_line(exp)}", f"  observed event: {event_line(obs)}"])
     if isinstance(exp, WarningEmitted) and isinstance(obs, WarningEmitted):
@@ -145,8 +135,9 @@ def _field(event: HandlerRun, name: str) -> str:
     return repr(value)
 
 
-def _outcome(expected: Outcome, observed: Outcome, naming: Naming) -> list[str]:
-    rules = outcome_rules(expected, observed, naming)
+def _outcome(difference: Difference, naming: Naming) -> list[str]:
+    expected, observed, rules = difference.expected, difference.observed, difference.rules
+    assert isinstance(expected, (Returned, Raised)) and isinstance(observed, (Returned, Raised))
     if isinstance(expected, Raised) and isinstance(observed, Raised):
         if expected.exc_type != observed.exc_type:
             want = f"{expected.exc_type}({expected.message.render(naming)!r})"
@@ -176,18 +167,21 @@ def describe_differences(expected: Trace, observed: Trace, naming: Naming,
 
     ``scenario`` narrows the rules of a wrong mode left current to the step that made it
     current (:func:`~conformance.attribution.leak_rules`)."""
-    expected = align(expected, observed, naming)
+    return describe(compare_traces(scenario, expected, observed, naming))
+
+
+def describe(comparison: Comparison) -> list[str]:
+    """The differences of ``comparison``, one block each (empty: none)."""
     found: list[list[str]] = []
-    divergence = first_divergence(expected, observed, naming)
-    if divergence is not None:
-        found.append(_event(expected, *divergence, naming))
-    if differences(Trace((), expected.outcome, None), Trace((), observed.outcome, None), naming):
-        found.append(_outcome(expected.outcome, observed.outcome, naming))
-    if expected.after != observed.after:
-        rules = (leak_rules(scenario, expected, observed) if scenario is not None
-                 else expected.after_rules)
-        found.append(block("the current mode once every set-up step has exited", rules,
-                           repr(expected.after), repr(observed.after)))
+    for difference in comparison.found:
+        if difference.place == "event":
+            found.append(_event(difference, comparison.naming))
+        elif difference.place == "outcome":
+            found.append(_outcome(difference, comparison.naming))
+        else:
+            found.append(block("the current mode once every set-up step has exited",
+                               difference.rules, repr(difference.expected),
+                               repr(difference.observed)))
     # What follows the first difference may be its consequence: "then" says it comes after.
     return [line if i == 0 or j else f"then {line}" for i, lines in enumerate(found)
             for j, line in enumerate(lines)]

@@ -18,8 +18,8 @@ from spec.model.functions import FORMS
 from spec.model.scenario import Scenario
 from spec.model.trace import HandlerRun, Trace
 
-from .attribution import attribute
-from .compare import Naming, align, differences, differing_field, first_divergence
+from .compare import Naming
+from .comparison import Comparison, compare_traces
 
 #: A trace has a few dozen events at most; each round absorbs one field, event or outcome.
 _MAX_ROUNDS = 200
@@ -72,7 +72,8 @@ Repredict = Callable[[Mapping[int, tuple[str, ...]]], "Trace | None"]
 
 
 def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
-          excused: Excusals | Collection[str] = (), repredict: Repredict | None = None) -> Judged:
+          excused: Excusals | Collection[str] = (), repredict: Repredict | None = None,
+          first: Comparison | None = None) -> Judged:
     """Attribute every divergence up to the first one that ``excused`` does not cover.
 
     An excused divergence in the ``types`` a handler sees means the implementation overloads
@@ -80,82 +81,79 @@ def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
     from the observed ones (who runs after a ``NotImplemented``, and the outcome), so only
     what the excused rule does not explain is compared. So does an excused handler run where
     the model dispatches to no handler: the call is predicted again, dispatched with the types
-    that handler saw.
+    that handler saw. ``first``: the comparison of ``expected`` with ``observed``, where the
+    caller has made it; each round after it compares the absorbed prediction once.
     """
     excusals = excused if isinstance(excused, Excusals) else Excusals(excused)
     found: list[str] = []
     forced: dict[int, tuple[str, ...]] = {}
-    current = expected
+    comparison = first if first is not None else compare_traces(scenario, expected, observed, naming)
     for _ in range(_MAX_ROUNDS):
-        rules = attribute(scenario, current, observed, naming)
+        rules = comparison.rules
         if not rules:
             return Judged((), tuple(dict.fromkeys(found)))
-        if not excusals.covers(rules, _divergent_func(scenario, current, observed, naming)):
+        if not excusals.covers(rules, _divergent_func(scenario, comparison)):
             return Judged(rules, tuple(dict.fromkeys(found)))
         found += rules
-        runs, types = _forcing(current, observed, naming)
+        runs, types = _forcing(comparison)
         if repredict is not None and types is not None and forced.get(runs) != types:
             forced[runs] = types
             following = repredict(forced)
         else:
-            following = absorb(current, observed, naming)
+            following = absorb(comparison)
         if following is None:
             return Judged((), tuple(dict.fromkeys(found)), cut_short=True)
-        current = following
+        comparison = compare_traces(scenario, following, observed, naming)
     return Judged((), tuple(dict.fromkeys(found)), cut_short=True)
 
 
-def _divergent_func(scenario: Scenario, expected: Trace, observed: Trace,
-                    naming: Naming) -> tuple[str, ...]:
+def _divergent_func(scenario: Scenario, comparison: Comparison) -> tuple[str, ...]:
     """The function whose dispatch shows the first divergence: that of the first differing
     handler run, else the scenario's call; with the call's syntactic form too where the
     handler was handed one of the form's callables (a scope may name either)."""
     call = scenario.call.func if scenario.call is not None else None
-    divergence = first_divergence(align(expected, observed, naming), observed, naming)
-    for event in divergence[1:] if divergence is not None else ():
-        if isinstance(event, HandlerRun):
+    event = comparison.event
+    for side in (event.expected, event.observed) if event is not None else ():
+        if isinstance(side, HandlerRun):
             form = FORMS.get(call or "")
-            if form is not None and event.func in (form.handed, *form.also, *form.swapped):
-                return (event.func, form.name)
-            return (event.func,)
+            if form is not None and side.func in (form.handed, *form.also, *form.swapped):
+                return (side.func, form.name)
+            return (side.func,)
     return (call,) if call is not None else ()
 
 
-def _forcing(expected: Trace, observed: Trace,
-             naming: Naming) -> tuple[int, tuple[str, ...] | None]:
+def _forcing(comparison: Comparison) -> tuple[int, tuple[str, ...] | None]:
     """When the first divergence is in a handler run's ``types`` (its earlier fields agreeing)
     or is a handler run where another event (or none) is predicted: how many handler runs
     precede it, and the observed types; else ``(0, None)``."""
-    divergence = first_divergence(align(expected, observed, naming), observed, naming)
-    if divergence is not None:
-        i, exp, obs = divergence
-        if isinstance(obs, HandlerRun) and (
-                not isinstance(exp, HandlerRun) or differing_field(exp, obs, naming) == "types"):
-            return sum(isinstance(e, HandlerRun) for e in observed.events[:i]), obs.types
+    event = comparison.event
+    if event is not None and isinstance(event.observed, HandlerRun) and (
+            not isinstance(event.expected, HandlerRun) or event.field == "types"):
+        runs = sum(isinstance(e, HandlerRun) for e in comparison.observed.events[:event.index])
+        return runs, event.observed.types
     return 0, None
 
 
-def absorb(expected: Trace, observed: Trace, naming: Naming) -> Trace | None:
-    """``expected`` with its first divergence from ``observed`` replaced by what was observed:
-    one field of a handler run, one event of the same kind, or the outcome or final mode.
-    ``None`` when the divergence is in the trace's shape (an event missing or added)."""
-    expected = align(expected, observed, naming)
-    divergence = first_divergence(expected, observed, naming)
-    if divergence is not None:
-        i, exp, obs = divergence
+def absorb(comparison: Comparison) -> Trace | None:
+    """The compared prediction with its first divergence from the observation replaced by what
+    was observed: one field of a handler run, one event of the same kind, or the outcome or
+    final mode. ``None`` when the divergence is in the trace's shape (an event missing or
+    added), or when there is none."""
+    if not comparison:
+        return None
+    expected, first = comparison.expected, comparison.found[0]
+    if first.place == "event":
+        exp, obs = first.events()
         if exp is None or obs is None or type(obs) is not type(exp):
             return None
-        name = None
-        if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
-            name = differing_field(exp, obs, naming)
+        name = first.field if isinstance(exp, HandlerRun) else None
         events = list(expected.events)
-        events[i] = replace(exp, **{name: getattr(obs, name)}) if name else replace(obs, rules=exp.rules)
+        events[first.index] = (replace(exp, **{name: getattr(obs, name)}) if name
+                               else replace(obs, rules=exp.rules))
         return replace(expected, events=tuple(events))
-    outcomes = Trace((), expected.outcome, None), Trace((), observed.outcome, None)
-    if differences(*outcomes, naming):
-        if type(expected.outcome) is not type(observed.outcome):
+    if first.place == "outcome":
+        if type(expected.outcome) is not type(comparison.observed.outcome):
             return None
-        return replace(expected, outcome=replace(observed.outcome, rules=expected.outcome.rules))
-    if expected.after != observed.after:
-        return replace(expected, after=observed.after)
-    return None
+        return replace(expected, outcome=replace(comparison.observed.outcome,
+                                                 rules=expected.outcome.rules))
+    return replace(expected, after=comparison.observed.after)

@@ -23,9 +23,9 @@ from spec.model.values import ModeRef, SymTensor, to_value
 
 from .adapter import Adapter
 from .arguments import described_events
-from .attribution import RESTORE_RULES, attribute
-from .compare import differences
-from .divergence import block, describe_differences, show_trace
+from .attribution import RESTORE_RULES
+from .comparison import compare_traces
+from .divergence import block, describe, show_trace
 from .runner import Run
 from .safe import name_of, text_of
 from .steps import Op
@@ -141,9 +141,10 @@ class Lockstep(RuleBasedStateMachine):
         """Raise a :class:`Divergence` carrying the rules of the first field that differs."""
         expected = self.model.translate(expected)
         naming = self.impl.naming()
-        if differences(expected, observed, naming):
-            rules = attribute(self.impl.sc, expected, observed, naming)
-            blocks = describe_differences(expected, observed, naming)
+        comparison = compare_traces(self.impl.sc, expected, observed, naming)
+        if comparison:
+            rules = comparison.rules
+            blocks = describe(comparison)
             if expected.events or observed.events:  # the whole step, for context
                 blocks += [f"the whole step, expected: {show_trace(expected, naming)}",
                            f"the whole step, observed: {show_trace(observed, naming)}"]

@@ -30,8 +30,8 @@ from spec.model.trace import (
     WarningEmitted,
 )
 
-from .attribution import attribute
-from .compare import Naming, align, differences
+from .compare import Naming
+from .comparison import attribute, compare_traces
 from .excusal import absorb
 
 _MAX_ROUNDS = 200
@@ -76,17 +76,17 @@ def _pinned(ref: Event, seen: Event, naming: Naming) -> Event:
 def reference(expected: Trace, eager: Trace, naming: Naming) -> Trace | None:
     """What the compiled run must show (see the module's docstring); ``None`` when the eager
     trace differs from the model's in shape."""
-    current = expected
+    comparison = compare_traces(None, expected, eager, naming)
     for _ in range(_MAX_ROUNDS):
-        if not differences(current, eager, naming):
+        if not comparison:
             break
-        following = absorb(current, eager, naming)
+        following = absorb(comparison)
         if following is None:
             return None
-        current = following
+        comparison = compare_traces(None, following, eager, naming)
     else:
         return None
-    current = align(current, eager, naming)
+    current = comparison.expected  # aligned with the eager trace
     events = tuple(_pinned(ref, seen, naming) for ref, seen in zip(current.events, eager.events,
                                                                       strict=False))
     outcome = current.outcome

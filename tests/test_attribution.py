@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from conformance.attribution import attribute
+from conformance.comparison import attribute
 from spec.model import scenario_from_dict
 from spec.model.engine import predict
 from spec.model.stack import predict_stack
