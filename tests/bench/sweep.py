@@ -2,9 +2,9 @@
 
 The sweep runs under the ``thorough`` hypothesis profile (only ``max_examples`` is lowered to
 keep the benchmark short). The parts of ``conformance.check.check`` are wrapped with timers:
-model prediction (``predict``), execution on reference_impl (``execute``), comparison
-(``differences`` and, on a divergence, ``attribute``). What remains of the wall time is
-hypothesis: drawing each scenario from ``conformance.strategies.scenarios`` plus the engine's
+model prediction (``predict``), execution on reference_impl (``execute``), judging
+(``conclude``: the one comparison pass, attribution, excusal and description). What remains of
+the wall time is hypothesis: drawing each scenario from ``conformance.strategies.scenarios`` plus the engine's
 own book-keeping (choice sequences, the data tree, mutations).
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from tests.bench.rst import table
 
-PARTS = ("predict", "execute", "compare")
+PARTS = ("predict", "execute", "judge")
 
 
 @dataclass
@@ -50,10 +50,7 @@ def _timed(module: Any, name: str, key: str, totals: dict[str, float]) -> Iterat
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
         try:
-            result = original(*args, **kwargs)
-            if name == "differences":  # a generator: consume it inside the timer
-                result = list(result)
-            return result
+            return original(*args, **kwargs)
         finally:
             totals[key] += time.perf_counter() - started
 
@@ -77,15 +74,12 @@ def run(examples: int = 2000, profile: str = "thorough") -> SweepResult:
     adapter = load_adapter("reference_impl")
     run_sweep(adapter, adapter.generation, max_examples=20)  # warm-up: imports, caches
     totals = dict.fromkeys(PARTS, 0.0)
-    totals["attribute"] = 0.0
     with (_timed(check_module, "predict", "predict", totals),
           _timed(check_module, "execute", "execute", totals),
-          _timed(check_module, "differences", "compare", totals),
-          _timed(check_module, "attribute", "attribute", totals)):
+          _timed(check_module, "conclude", "judge", totals)):
         started = time.perf_counter()
         sweep = run_sweep(adapter, adapter.generation, max_examples=examples)
         seconds = time.perf_counter() - started
-    totals["compare"] += totals.pop("attribute")
     generation, choices = _generation_only(adapter, examples)
     floor = _floor(round(choices), examples)
     failures = sum(len(r.failures) for r in sweep.rules.values())
@@ -150,7 +144,7 @@ def render(result: SweepResult) -> str:
         row("model prediction (``spec.model.predict``)", result.parts["predict"]),
         row("execution on reference_impl (``conformance.runner.execute``)",
             result.parts["execute"]),
-        row("comparison (``differences``, ``attribute``)", result.parts["compare"]),
+        row("judging (``conformance.check.conclude``: one comparison pass)", result.parts["judge"]),
         row("whole sweep", total),
     ]
     head = (f"``run_sweep`` under the ``{result.profile}`` profile: {n} scenarios in "
