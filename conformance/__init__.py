@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # what the names below are, for type checkers
     from .api import Certificate, CertifyError, FailureReport, RuleResult, certify, load_certificate
     from .quick import quick_check
 
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = ["Certificate", "CertifyError", "FailureReport", "RuleResult", "__version__", "certify",
            "load_certificate", "quick_check"]

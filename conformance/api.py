@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import conformance
-
 from .certificate import validate_certificate
+from .version import PACKAGE_DIR
 
 __all__ = ["Certificate", "CertifyError", "FailureReport", "RuleResult", "certify",
            "load_certificate"]
@@ -191,7 +190,7 @@ def _run(args: list[str], scratch: Path, timeout: float) -> str:
     """Run pytest on the suite in a fresh process, in ``scratch`` (no user configuration
     applies), the caller's imports reachable; its combined output."""
     (scratch / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    home = str(Path(conformance.__file__).resolve().parent.parent)
+    home = str(PACKAGE_DIR.parent)
     paths = [home, *(p for p in sys.path if p and Path(p).is_dir())]
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("TFMODE_", "PYTEST_ADDOPTS", "PYTEST_PLUGINS"))}

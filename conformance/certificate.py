@@ -16,12 +16,12 @@ from typing import Any, Final
 import hypothesis
 import pytest
 
-import conformance
 from spec.catalogue import Catalogue
 
 from .evidence import EVIDENCE_SCHEMA
 from .jsonschema_subset import validate
 from .report import VERDICTS, VERDICTS_V2
+from .version import __version__
 
 __all__ = [
     "CERTIFICATE_SCHEMA",
@@ -317,7 +317,7 @@ def spec_version(catalogue: Catalogue) -> dict[str, Any]:
         digest.update("\x1f".join([rule.id, rule.level, ",".join(rule.generations),
                                    rule.statement]).encode())
         digest.update(b"\x1e")
-    return {"version": conformance.__version__, "rules": len(catalogue),
+    return {"version": __version__, "rules": len(catalogue),
             "digest": f"sha256:{digest.hexdigest()}"}
 
 
@@ -333,7 +333,7 @@ def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any]
     now = generated_at or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     return {
         "schema_version": SCHEMA_VERSION,
-        "suite_version": conformance.__version__,
+        "suite_version": __version__,
         "spec_version": spec_version(catalogue),
         "generated_at": now,
         "implementation": {

@@ -16,7 +16,7 @@ from spec.model.trace import Trace
 
 from . import noise
 from .adapter import release_of
-from .check import Checked, Target, conclude, faulted, misbehaved
+from .checked import Checked, Target, conclude, faulted, misbehaved
 from .compiled import Compilation, run_compiled
 from .excusal import Excusals
 from .isolation import ScenarioTimeout, time_limit

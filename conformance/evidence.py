@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from .version import PACKAGE_DIR
+
 __all__ = ["EVIDENCE_SCHEMA", "file_digest", "gather", "package_evidence", "tree_digest"]
 
 _NULLABLE_DIGEST: Final[dict[str, Any]] = {"type": ["string", "null"],
@@ -134,14 +136,13 @@ def package_evidence(name: str, roots: list[Path] | None = None) -> dict[str, An
 def gather(*, impl: str, invocation: Mapping[str, Any]) -> dict[str, Any]:
     """The certificate's ``evidence`` section, made in the suite's process before the
     implementation is loaded (``sys.path`` already holds ``--impl-path``)."""
-    import conformance
     import spec
 
     top = impl.partition(":")[0].split(".")[0]
     expected = invocation.get("expected_failures")
     return {
         "implementation": package_evidence(top),
-        "suite": package_evidence("conformance", [Path(conformance.__file__).resolve().parent]),
+        "suite": package_evidence("conformance", [PACKAGE_DIR]),
         "spec": package_evidence("spec", [Path(spec.__file__).resolve().parent]),
         "expected_failures": None if expected is None else
         {"path": str(expected), "digest": file_digest(Path(expected))},

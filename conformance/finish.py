@@ -11,8 +11,6 @@ from typing import Any
 
 import pytest
 
-import conformance
-
 from . import noise, processes
 from .certificate import build_certificate, dumps, spec_version
 from .compiled import summarise
@@ -33,6 +31,7 @@ from .reportsdir import write_run
 from .runstate import PROCESSES_OUTPUT, TAMPERED_OUTPUT, RunState, one_line, state_of
 from .sandbox import SandboxedImplementation
 from .selection import Selection
+from .version import __version__
 
 # -- reporting -------------------------------------------------------------------------------
 
@@ -44,7 +43,7 @@ def _header(state: RunState) -> list[str]:
     seed = state.seed or ("derandomized" if state.derandomize else "random")
     source = f"{'TFMODE_IMPL=' if state.origin.startswith('TFMODE_IMPL') else '--impl '}{state.spec}"
     lines = [
-        f"tfmode-conformance {conformance.__version__}: spec of {spec['rules']} rules "
+        f"tfmode-conformance {__version__}: spec of {spec['rules']} rules "
         f"({spec['digest'][:19]}), certify: {'yes' if state.certify else 'no'}",
         f"implementation: {ad.name} {ad.version} ({source}), generation {ad.generation},"
         f" features: {', '.join(sorted(ad.features)) or 'none'}",

@@ -1,7 +1,8 @@
 """Steps the model and an implementation in lockstep; each divergence names the rules it breaks.
 
 A divergence carries the steps of the run up to it (:class:`~conformance.steps.Op`), from
-which :mod:`conformance.replay` makes the scenario or the script that reproduces it.
+which :mod:`conformance.replay` (where :class:`Divergence` is defined) makes the scenario or
+the script that reproduces it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from .arguments import described_events
 from .attribution import RESTORE_RULES
 from .comparison import compare_traces
 from .divergence import block, describe, show_trace
+from .replay import Divergence, report
 from .runner import Run
 from .safe import name_of, text_of
 from .steps import Op
@@ -35,19 +37,6 @@ if sys.version_info < (3, 11):  # Python 3.10
 
 #: At most this many machine runs under any profile: each run is up to 50 steps long.
 MAX_RUNS = 200
-
-
-class Divergence(AssertionError):
-    """The implementation parts from the model ``where`` ("at step 2 (push M)"): ``rules``
-    decide what differs, ``blocks`` say how (:func:`~conformance.divergence.block`); ``steps``
-    are the run's steps up to it, over the declarations of ``scenario`` with up-front
-    instances of ``modes``."""
-
-    def __init__(self, rules: tuple[str, ...], where: str, blocks: list[str],
-                 steps: tuple[Op, ...], scenario: Scenario, modes: tuple[str, ...]) -> None:
-        super().__init__("\n".join([f"{where}:", *blocks]))
-        self.rules, self.where, self.blocks = rules, where, tuple(blocks)
-        self.steps, self.scenario, self.modes = steps, scenario, modes
 
 
 class Lockstep(RuleBasedStateMachine):
@@ -258,6 +247,5 @@ def run_lockstep(machine: type[RuleBasedStateMachine], adapter: Adapter, impl_sp
         found = list(_leaves(divergences))
     else:
         return
-    from .replay import report
 
     pytest.fail(report(found, adapter, impl_spec, record_property), pytrace=False)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from spec.model import scenario_to_dict
 from spec.model.scenario import Scenario
@@ -21,12 +20,22 @@ from spec.model.scenario import Scenario
 from .check import Target, check
 from .shrink import shrink
 from .snippet import snippet, steps_snippet
-from .steps import as_scenario, listing, why_not
+from .steps import Op, as_scenario, listing, why_not
 
-if TYPE_CHECKING:
-    from .lockstep import Divergence
+__all__ = ["Divergence", "report", "reproduce"]
 
-__all__ = ["report", "reproduce"]
+class Divergence(AssertionError):
+    """The implementation parts from the model ``where`` ("at step 2 (push M)"): ``rules``
+    decide what differs, ``blocks`` say how (:func:`~conformance.divergence.block`); ``steps``
+    are the run's steps up to it, over the declarations of ``scenario`` with up-front
+    instances of ``modes``."""
+
+    def __init__(self, rules: tuple[str, ...], where: str, blocks: list[str],
+                 steps: tuple[Op, ...], scenario: Scenario, modes: tuple[str, ...]) -> None:
+        super().__init__("\n".join([f"{where}:", *blocks]))
+        self.rules, self.where, self.blocks = rules, where, tuple(blocks)
+        self.steps, self.scenario, self.modes = steps, scenario, modes
+
 
 #: Seconds spent shrinking the scenario of a stateful failure (each try runs it once).
 SHRINK_SECONDS = 10.0

@@ -6,7 +6,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
-from spec.model.codec import ScenarioError
 from spec.model.scenario import (
     Action,
     Behaviour,
@@ -23,7 +22,7 @@ from spec.model.scenario import (
     Scenario,
     TensorArg,
 )
-from spec.model.validate import validate
+from spec.model.validate import ScenarioError, validate
 
 
 def shrink(scenario: Scenario, holds: Callable[[Scenario], bool], budget: int = 400,

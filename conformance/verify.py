@@ -19,9 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import conformance
-
 from .certificate import validate_certificate
+from .version import PACKAGE_DIR
 
 __all__ = ["VerifyError", "compare", "load", "rerun_command", "verify"]
 
@@ -87,7 +86,7 @@ def rerun_command(invocation: Mapping[str, Any], reports: Path, config: Path,
 
 def _environment() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(STRIPPED)}
-    home = str(Path(conformance.__file__).resolve().parent.parent)
+    home = str(PACKAGE_DIR.parent)
     paths = [home, *(p or os.getcwd() for p in sys.path if (p or os.getcwd()))]
     env["PYTHONPATH"] = os.pathsep.join(p for p in dict.fromkeys(paths) if Path(p).is_dir())
     return env

@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from spec.catalogue import STACK_VERSIONS, load_catalogue
-from spec.model.codec import ScenarioError, scenario_from_dict
+from spec.model.codec import scenario_from_dict
 from spec.model.scenario import Scenario
+from spec.model.validate import ScenarioError
 
 if sys.version_info >= (3, 11):
     import tomllib

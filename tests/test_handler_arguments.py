@@ -34,8 +34,7 @@ from conformance.wire import (
     encode_trace,
 )
 from spec.examples import load_examples
-from spec.model import scenario_from_dict
-from spec.model.engine import predict
+from spec.model import predict, scenario_from_dict
 from spec.model.trace import ANY_DICT, NONE_OR_EMPTY, ArgSeen, HandlerRun, Trace, same_arg
 
 _LEAVES: st.SearchStrategy[ArgSeen] = st.one_of(

@@ -38,15 +38,12 @@ from .scenario import (
     Step,
     TensorArg,
 )
+from .validate import ScenarioError, validate
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # Python 3.10
     import tomli as tomllib
-
-
-class ScenarioError(ValueError):
-    """A scenario file or dict is malformed; the message is one line naming the problem."""
 
 
 _WORD_ACTIONS: dict[str, Action] = {
@@ -240,8 +237,6 @@ def scenario_from_dict(d: Any) -> Scenario:
                     bool(c.get("thread", False)))
     scenario = Scenario(gen, tuple(classes), tuple(modes), setup, call, str(t.get("title", "")),
                         functions)
-    from .validate import validate
-
     validate(scenario)
     return scenario
 

@@ -8,13 +8,12 @@ few steps where the designs differ (:mod:`spec.model.stack`).
 The engine is built in layers, each a class over the one below it:
 :mod:`.state` (what a prediction knows), :mod:`.steps` (set-up steps),
 :mod:`.handlers` (running a handler), :mod:`.dispatch` (one call) and this
-module (a whole scenario, and :func:`predict`).
+module (a whole scenario); :mod:`.prediction` picks the engine of a scenario's generation.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
 
 from .dispatch import Dispatch
 from .functions import FORMS, tensor_data
@@ -26,7 +25,6 @@ from .scenario import (
     Enter,
     ListArg,
     Push,
-    Scenario,
     SetRaw,
     TensorArg,
 )
@@ -140,27 +138,3 @@ class Engine(Dispatch):
 
     def restore_thread(self, state: object) -> None:
         self.current, self.disabled = state  # type: ignore[misc]
-
-
-def predict(scenario: Scenario, version: str | None = None, release: str | None = None,
-            forced: Mapping[int, tuple[str, ...]] | None = None) -> Trace:
-    """The trace the rules predict for ``scenario``: ``version`` is the stack generation's
-    (default 2.x), ``release`` the key of the release whose texts to predict (default: the
-    PR's for 2022, 1.13's or the latest measured 2.x release's for the stack generation).
-
-    ``forced`` predicts what follows from a known divergence: the dispatch whose first handler
-    run is the ``k``-th of the trace overloads on the arguments of the types ``forced[k]``
-    instead of those the rules collect (raising :class:`Unspecified` when no rule says what
-    such an argument does); a call the rules do not dispatch is dispatched all the same when
-    its dispatch would be that one.
-    """
-    engine: Engine
-    if scenario.generation == "2022":
-        engine = Engine(scenario, release)
-    else:
-        from .stack import StackEngine
-
-        engine = StackEngine(scenario, "1.13" if version == "1.13" else "2.x", release)
-    engine.forced = dict(forced or {})
-    return engine.run()
-

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .codec import ScenarioError
 from .functions import FORMS, FUNCS
 from .scenario import (
     Action,
@@ -31,6 +30,10 @@ FUNCTION_RESERVED = frozenset({
     "run", "label", "seen", "observe", "warned", "constructed", "name_of", "current_mode",
     "torch", "warnings", "contextlib", "threading", "ad", "types", "args", "kwargs", "func",
     "in_new_thread", "set_raw_mode", "constructing", "returns_none", "inner_call_guard"})
+
+
+class ScenarioError(ValueError):
+    """A scenario file or dict is malformed; the message is one line naming the problem."""
 
 
 def validate(s: Scenario) -> None:
