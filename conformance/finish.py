@@ -15,17 +15,16 @@ from . import noise, processes
 from .certificate import build_certificate, dumps, spec_version
 from .compiled import summarise
 from .expectations import stale_entries
+from .headline import badge, counts, headline, terminal_lines
 from .observed import expected_settings, hypothesis_section
 from .report import (
     MUST_LEVELS,
     RuleVerdict,
     aggregate,
-    badge,
     level_reached,
     narrow,
     rule_entries,
     summary,
-    terminal_lines,
 )
 from .reportsdir import write_run
 from .runstate import PROCESSES_OUTPUT, TAMPERED_OUTPUT, RunState, one_line, state_of
@@ -181,8 +180,9 @@ def _finish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
         state.lines.append(f"WARNING: the implementation left {state.processes_ended} "
                            "process(es) running; the run ended them")
     state.lines += _compile_lines(certificate["run"])
-    state.lines.append(f"{ad.name} {ad.version} (generation {ad.generation}): {shield['message']}")
-    state.lines += terminal_lines(verdicts, level, stale, state.expected_path)
+    head = shield["message"] if problems or selection.partial else headline(verdicts)
+    state.lines.append(f"{ad.name} {ad.version} (generation {ad.generation}): {head}")
+    state.lines += terminal_lines(verdicts, level, stale, state.expected_path, ad.features)
     state.lines += [f"{'ERROR' if state.certify else 'WARNING'}: hypothesis settings differ: {line}"
                     for line in hypothesis["disagreements"]]
     if state.junit_error is not None:
@@ -293,9 +293,13 @@ def _certify_status(session: pytest.Session, state: RunState, verdicts: dict[str
         state.lines.append("certification: every MUST rule passes")
         return
     if bad:
-        failing = sum(verdicts[k].verdict != "untested" for k in bad)
-        state.lines.append(f"certification FAILED: {failing} MUST rule(s) fail, "
-                           f"{len(bad) - failing} untested")
+        c = counts(verdicts)
+        uncompiled = sum(verdicts[k].verdict == "not_compiled" for k in bad)
+        state.lines.append(
+            f"certification FAILED: {len(bad)} MUST rule(s) not met ({c.unexpected} failing "
+            f"unexpectedly, {c.expected} expected failure(s), {c.untested} untested"
+            + (f", {uncompiled} not compiled" if uncompiled else "")
+            + "); a certification counts an expected failure of a MUST rule as not met")
     if unsettled:
         state.lines.append(f"certification FAILED: tests ran with other hypothesis settings than "
                            f"profile {state.profile!r} ({unsettled} kind(s), listed above)")

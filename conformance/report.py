@@ -1,10 +1,11 @@
-"""Per-rule verdicts from per-test outcomes, the level reached, the badge and the terminal table."""
+"""Per-rule verdicts from per-test outcomes, and the level reached (what the terminal and the
+badge say of them: :mod:`conformance.headline`)."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -19,13 +20,11 @@ __all__ = [
     "RuleVerdict",
     "TestOutcome",
     "aggregate",
-    "badge",
     "level_reached",
     "narrow",
     "normalise",
     "rule_entries",
     "summary",
-    "terminal_lines",
 ]
 
 Verdict = Literal["pass", "fail", "expected_failure", "not_applicable", "untested", "not_selected",
@@ -260,33 +259,6 @@ def level_reached(verdicts: Mapping[str, RuleVerdict], declared: Iterable[str],
     return {"reached": reached, "features": features}
 
 
-def _must_counts(verdicts: Mapping[str, RuleVerdict]) -> tuple[int, int, int, int]:
-    must = [v for v in verdicts.values()
-            if v.rule.level in MUST_LEVELS and v.verdict != "not_applicable"]
-    passed = sum(v.verdict == "pass" for v in must)
-    failed = sum(v.verdict in ("fail", "expected_failure") for v in must)
-    untested = sum(v.verdict == "untested" for v in must)
-    return passed, failed, untested, len(must)
-
-
-def badge(verdicts: Mapping[str, RuleVerdict], level: Mapping[str, Any]) -> dict[str, Any]:
-    """A shields.io endpoint document: ``MUST 81/81``, ``fails 3 MUST`` or, for a partial
-    run, ``partial: MUST 7/7`` (of the MUST rules whose every test ran)."""
-    passed, failed, untested, total = _must_counts(verdicts)
-    unselected = sum(v.verdict == "not_selected" for v in verdicts.values()
-                     if v.rule.level in MUST_LEVELS)
-    if unselected and not failed:
-        return {"schemaVersion": 1, "label": "tfmode conformance",
-                "message": f"partial: MUST {passed}/{total - unselected}",
-                "color": "lightgrey"}
-    if failed:
-        message, color = f"fails {failed} MUST", "red"
-    else:
-        message = f"MUST {passed}/{total}"
-        color = "yellow" if untested else ("brightgreen" if level["reached"] == "SHOULD" else "green")
-    return {"schemaVersion": 1, "label": "tfmode conformance", "message": message, "color": color}
-
-
 def rule_entries(verdicts: Mapping[str, RuleVerdict]) -> dict[str, dict[str, Any]]:
     """The certificate's ``rules`` section: no times, no durations (stable for a fixed seed)."""
     out: dict[str, dict[str, Any]] = {}
@@ -303,39 +275,3 @@ def rule_entries(verdicts: Mapping[str, RuleVerdict]) -> dict[str, dict[str, Any
             entry["expected_failure_reason"] = v.expected_failure_reason
         out[rule_id] = entry
     return out
-
-
-def terminal_lines(verdicts: Mapping[str, RuleVerdict], level: Mapping[str, Any],
-                   stale: Sequence[str], expected_path: str | None) -> list[str]:
-    """The compact table: one row per area with counts, then one line per non-passing rule."""
-    areas: dict[str, dict[str, int]] = {}
-    for v in verdicts.values():
-        row = areas.setdefault(v.rule.area, dict.fromkeys(VERDICTS, 0))
-        row[v.verdict] += 1
-    head = f"{'area':<10}" + "".join(f"{_SHORT[x]:>10}" for x in VERDICTS)
-    lines = [head]
-    totals = dict.fromkeys(VERDICTS, 0)
-    for area, row in areas.items():
-        lines.append(f"{area:<10}" + "".join(f"{row[x]:>10}" for x in VERDICTS))
-        for x in VERDICTS:
-            totals[x] += row[x]
-    lines.append(f"{'total':<10}" + "".join(f"{totals[x]:>10}" for x in VERDICTS))
-    for rule_id, v in verdicts.items():
-        if v.verdict in ("pass", "not_applicable", "not_selected"):
-            continue
-        detail = ""
-        if v.failures:
-            detail = f" ({len(v.failures)} failing test{'s' if len(v.failures) > 1 else ''})"
-        if v.expected_failure_reason:
-            detail += f" expected: {v.expected_failure_reason}"
-        if v.note:
-            detail += f" ({v.note})"
-        lines.append(f"{_SHORT[v.verdict]:>8} {rule_id} [{v.rule.level}] {v.rule.title}{detail}")
-    features = ", ".join(level["features"]) or "none"
-    lines.append(f"level reached: {level['reached']} (optional features: {features})")
-    if stale:
-        lines.append(f"stale expected failures (their rule did not fail): {', '.join(stale)}")
-        lines.append(f"WARNING: {len(stale)} stale expected-failure "
-                     f"entr{'ies' if len(stale) > 1 else 'y'}; remove "
-                     f"{'them' if len(stale) > 1 else 'it'} from {expected_path}")
-    return lines

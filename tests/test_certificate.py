@@ -18,12 +18,12 @@ from conformance.certificate import (
     validate_certificate,
     write_atomically,
 )
+from conformance.headline import badge, headline, level_line
 from conformance.observed import Observed, hypothesis_section
 from conformance.report import (
     Failure,
     TestOutcome,
     aggregate,
-    badge,
     level_reached,
     normalise,
     rule_entries,
@@ -99,6 +99,20 @@ def test_levels_and_badges() -> None:
     assert level == {"reached": "none", "features": []}
     assert badge(v, level) == {"schemaVersion": 1, "label": "tfmode conformance",
                                "message": "fails 1 MUST", "color": "red"}
+
+    assert headline(v) == f"MUST {must - 1}/{must}: 0 expected failures, 1 unexpected"
+    assert level_line(v, level, {"raw-slot"}) == (
+        "level reached: none (1 MUST rule not met: 1 unexpected); optional features declared: "
+        "raw-slot; met: none (a feature is met once MUST is reached)")
+
+    # The same failure excused: not met, yet not red, and the lines say it was expected.
+    v = aggregate(CATALOGUE, "2022", failing_must, {BOTH[0]: "a known divergence"})
+    level = level_reached(v, {"raw-slot"}, features)
+    assert level == {"reached": "none", "features": []}
+    assert badge(v, level) == {"schemaVersion": 1, "label": "tfmode conformance",
+                               "message": f"MUST {must - 1}/{must}, 1 expected", "color": "yellowgreen"}
+    assert headline(v) == f"MUST {must - 1}/{must}: 1 expected failure (listed below), 0 unexpected"
+    assert level_line(v, level, ()).startswith("level reached: none (1 MUST rule not met: 1 expected);")
 
     untested = [o for o in all_pass() if o.rules != (BOTH[0],)]
     v = aggregate(CATALOGUE, "2022", untested, {})

@@ -164,13 +164,15 @@ def test_verdicts_per_rule(pytester: pytest.Pytester) -> None:
     assert cert["stale_expected_failures"] == []
     result.stdout.fnmatch_lines([
         "*= tfmode conformance =*",
-        "reference_impl * (generation 2022): fails 3 MUST",
+        "reference_impl * (generation 2022): MUST 2/*: 1 expected failure (listed below), "
+        "2 unexpected, * untested",
         "area *pass *fail *xfail *n/a *untested *not sel. *not comp.",
         "ORDER *2 *2 *1 *2 *0",
         "total *2 *2 *1 *",
         "    fail TFM_ORDER_003 [[]MUST[]] Subclasses before superclasses (1 failing test)",
         "   xfail TFM_ORDER_005 [[]MUST[]] Each type tried once (1 failing test) expected: *",
-        "level reached: none (optional features: none)",
+        "level reached: none (* MUST rules not met: 1 expected, 2 unexpected, * untested); "
+        "optional features declared: *; met: none (a feature is met once MUST is reached)",
     ])
 
 
