@@ -4,6 +4,7 @@ scoped to callables excuse only there."""
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -180,6 +181,25 @@ def test_arguments_follow_the_signature_and_the_implementation_s_errors() -> Non
     method = construct(lambda self, other: -1, None, None, method=True)
     assert method is not None
     assert refine(method, "f(): argument 'x' (position 0) must be int, not Tensor", None) is None
+
+
+def test_optional_tensor_parameters_are_found_however_they_are_annotated() -> None:
+    # typing.Optional[Tensor] (torch before about 2.7) as well as Tensor | None: a typing
+    # construct's __name__ is only "Optional", which once hid these parameters from the sweep.
+    def loss(input, target, weight=None, mask=None, extra=None, scale=None, out=None):  # type: ignore[no-untyped-def]
+        return -1
+
+    # Objects, not the strings this module's annotations would be; typing's spellings on purpose.
+    loss.__annotations__ = {
+        "input": Tensor, "target": Tensor, "mask": Tensor | None,
+        "weight": typing.Optional[Tensor],  # noqa: UP045
+        "extra": typing.Optional[typing.List[Tensor]],  # noqa: UP006, UP045
+        "scale": typing.Optional[float],  # noqa: UP045
+        "out": typing.Optional[Tensor]}  # noqa: UP045
+    construction = construct(loss, None, None)
+    assert construction is not None
+    assert construction.positional == (TENSOR, TENSOR)
+    assert construction.optional == ("weight", "mask")
 
 
 def test_the_sweep_s_test_is_marked_with_every_rule_the_judge_may_fail() -> None:

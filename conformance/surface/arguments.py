@@ -88,13 +88,28 @@ def _schema_types(ns: Any, func: Any, required: list[str]) -> dict[str, str]:
 
 
 def _annotations(func: Any) -> dict[str, str]:
+    """Each annotated parameter's annotation as text: a class by its name, anything else
+    (``typing.Optional[torch.Tensor]``, ``torch.Tensor | None``, a string) written out whole,
+    its names without their modules (a typing construct's own ``__name__`` is only
+    ``"Optional"``)."""
     try:
         parameters = inspect.signature(func).parameters
     except (TypeError, ValueError):
         return {}
-    return {n: p.annotation if isinstance(p.annotation, str) else getattr(
-        p.annotation, "__name__", str(p.annotation))
-        for n, p in parameters.items() if p.annotation is not inspect.Parameter.empty}
+    return {n: _annotation_text(p.annotation) for n, p in parameters.items()
+            if p.annotation is not inspect.Parameter.empty}
+
+
+def _annotation_text(annotation: Any) -> str:
+    if isinstance(annotation, str):
+        return annotation
+    if isinstance(annotation, type):
+        return annotation.__name__
+    try:
+        text = str(annotation)
+    except Exception:  # an annotation object of the implementation's that cannot be shown
+        return ""
+    return re.sub(r"\b(?:\w+\.)+(?=\w)", "", text)  # Optional[List[Tensor]], not typing.List[torch.Tensor]
 
 
 def _value_for(wanted: str, ns: Any) -> Slot:
