@@ -1,9 +1,12 @@
-"""``python -m conformance``: compare two implementations (diff), write a reproduction (snippet),
-record texts (texts) or check a certificate by making its run again (verify)."""
+"""``python -m conformance``: run the suite (run, certify), compare two implementations (diff),
+write a reproduction (snippet), record texts (texts), check a certificate by making its run
+again (verify), and, in a checkout, check a torch release (release) or regenerate the matrix
+(matrix)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,12 +15,28 @@ from .adapter import Adapter, load_adapter
 
 _EPILOG = """\
 examples:
+  python -m conformance run --impl my_torchlike --impl-path src       (a conformance run)
+  python -m conformance certify --impl my_torchlike --impl-path src   (a certification)
   python -m conformance diff --impl reference_impl --impl my_torchlike --examples 500 --seed 1
   python -m conformance snippet spec/scenarios/mode_stack.toml --impl reference_impl
       (from the repository's root; any .toml or .json scenario file will do)
   python -m conformance texts --impl torch --output torch-texts.json
   python -m conformance verify reports/certificate.json
+  python -m conformance release 2.0.1 --dry-run     (in a checkout: what it would do)
 """
+
+#: Commands whose arguments are another tool's, passed on untouched.
+_PASSED_ON = {
+    "run": "run the suite on an implementation: a conformance run (the options are the pytest "
+           "plugin's: --impl, --impl-path, --hypothesis-profile, --expected-failures, --rules, "
+           "...; it is pytest --pyargs conformance.suite)",
+    "certify": "the same run with --certify: a certification, which passes only when every "
+               "MUST rule passes",
+    "release": "in a checkout: check one torch release in a throwaway venv and write its "
+               "certificate (python -m conformance.release)",
+    "matrix": "in a checkout: regenerate the matrix and evolution pages from the committed "
+              "certificates (python -m conformance.matrix)",
+}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
                     "pytest --pyargs conformance.suite --impl MODULE).",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, text in _PASSED_ON.items():
+        sub.add_parser(name, help=text, add_help=False)
     diff = sub.add_parser(
         "diff", help="run the same generated scenarios on two implementations and print the "
                      "minimal scenarios where they behave differently",
@@ -36,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
                     "it. Exit status: 0 no difference, 1 differences, 2 usage error.")
     diff.add_argument("--impl", action="append", required=True, metavar="SPEC",
                       help="MODULE or pkg.mod:ATTR; give it twice (A, then B)")
+    _impl_path_option(diff)
     diff.add_argument("--examples", type=int, default=300, metavar="N",
                       help="scenarios to generate (default 300)")
     diff.add_argument("--seed", type=int, default=None, metavar="S",
@@ -49,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     snip.add_argument("scenario", type=Path, metavar="FILE")
     snip.add_argument("--impl", default="reference_impl", metavar="SPEC",
                       help="MODULE or pkg.mod:ATTR (default reference_impl)")
+    _impl_path_option(snip)
     texts = sub.add_parser("texts", help="record the error and warning texts the implementation "
                                          "produces in the TEXT rules' examples (JSON)",
                            description="Run the TEXT rules' examples of the implementation's "
@@ -57,6 +80,7 @@ def _parser() -> argparse.ArgumentParser:
                                        "A measurement: nothing is predicted or judged.")
     texts.add_argument("--impl", default="reference_impl", metavar="SPEC",
                        help="MODULE or pkg.mod:ATTR (default reference_impl)")
+    _impl_path_option(texts)
     texts.add_argument("--output", type=Path, default=None, metavar="FILE",
                        help="write the JSON here (default: standard output)")
     verify = sub.add_parser(
@@ -74,6 +98,52 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS",
                         help="bound on the whole run (default 3600)")
     return parser
+
+
+def _impl_path_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--impl-path", default=None, metavar="DIRS",
+                        help="folders (separated by the platform's path separator) put first on "
+                             "sys.path to find an implementation that is not installed")
+
+
+def _use_impl_path(args: argparse.Namespace) -> None:
+    """Put ``--impl-path`` (or TFMODE_IMPL_PATH) first on ``sys.path``, which a sandbox
+    process inherits, as the plugin does."""
+    given = getattr(args, "impl_path", None) or os.environ.get("TFMODE_IMPL_PATH")
+    for part in reversed([p for p in str(given or "").split(os.pathsep) if p]):
+        path = Path(part).resolve()
+        if not path.is_dir():
+            raise _UsageError(f"--impl-path: {part!r} is not a directory")
+        if str(path) not in sys.path:
+            sys.path.insert(0, str(path))
+
+
+def _passed_on(command: str, rest: list[str]) -> int:
+    """Run a command whose arguments belong to another tool (see :data:`_PASSED_ON`)."""
+    if command in ("run", "certify"):
+        import pytest
+
+        extra = ["--certify"] if command == "certify" and "--certify" not in rest else []
+        plugin = [] if _plugin_autoloads() else ["-p", "conformance.plugin"]
+        return int(pytest.main([*plugin, "--pyargs", "conformance.suite", *rest, *extra]))
+    if command == "release":
+        from .release import main as release_main
+
+        return release_main(rest)
+    from .matrix import main as matrix_main
+
+    return matrix_main(rest)
+
+
+def _plugin_autoloads() -> bool:
+    """Whether pytest loads the plugin by itself (the package is installed, with its entry point)."""
+    try:
+        from importlib.metadata import entry_points
+
+        return any(ep.value == "conformance.plugin" for ep in entry_points(group="pytest11")) and (
+            not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"))
+    except Exception:  # metadata that cannot be read: load it explicitly
+        return False
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -109,6 +179,7 @@ def _diff(args: argparse.Namespace) -> int:
     if args.examples < 1 or args.max_report < 1:
         raise _UsageError("--examples and --max-report must be at least 1")
     spec_a, spec_b = args.impl
+    _use_impl_path(args)
     a, b = _load(spec_a), _load(spec_b)
     print(f"A = {spec_a} ({a.name} {a.version}, generation {a.generation})")
     print(f"B = {spec_b} ({b.name} {b.version}, generation {b.generation})")
@@ -138,6 +209,7 @@ def _snippet(args: argparse.Namespace) -> int:
         scenario = load_scenario(args.scenario)
     except ScenarioError as exc:
         raise _UsageError(str(exc)) from None
+    _use_impl_path(args)
     adapter = _load(args.impl)
     sys.stdout.write(snippet(scenario, args.impl, adapter.generation))
     return 0
@@ -150,6 +222,7 @@ def _texts(args: argparse.Namespace) -> int:
     from .measure import measure
     from .sandbox import ImplementationFault, SandboxedImplementation
 
+    _use_impl_path(args)
     try:  # in a sandbox process, as the suite runs it: a crash costs one example, not the run
         target = SandboxedImplementation(args.impl, origin=f"--impl {args.impl!r}")
     except (AdapterError, ImplementationFault) as exc:
@@ -169,7 +242,10 @@ def _texts(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given and given[0] in _PASSED_ON:
+        return _passed_on(given[0], given[1:])
+    args = _parser().parse_args(given)
     commands = {"diff": _diff, "snippet": _snippet, "texts": _texts, "verify": _verify}
     try:
         return commands[args.command](args)

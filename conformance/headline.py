@@ -98,6 +98,10 @@ def level_line(verdicts: Mapping[str, RuleVerdict], level: Mapping[str, Any],
         shown = ", ".join(w for w in why if w)
         if shown:
             line += f" ({_plural(c.failed + c.untested, 'MUST rule')} not met: {shown})"
+        elif any(v.verdict == "not_selected" for v in verdicts.values()):
+            line += " (a partial run reaches no level)"
+        else:
+            line += " (the run is incomplete)"
     elif level["reached"] == "MUST":
         c = counts(verdicts, SHOULD_LEVELS)
         line += f" (SHOULD {c.passed}/{c.total})"

@@ -98,6 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path.cwd(),
                         help="the repository's root (default: the current directory)")
     args = parser.parse_args(argv)
+    if not (args.root / CERTIFICATES).is_dir():
+        print(f"error: python -m conformance.matrix runs in a checkout of tfmode-conformance: "
+              f"{args.root} has no {CERTIFICATES} (give the checkout's root with --root)",
+              file=sys.stderr)
+        return 2
     loaded = [_load(path) for path in columns(args.root / CERTIFICATES)]
     torch = [c for c in loaded if c["implementation"]["name"] == "torch" and not compiled(c)]
     pages = {OUTPUT: render(loaded),

@@ -90,6 +90,11 @@ class Plan:
         return args
 
 
+def is_checkout(root: Path) -> bool:
+    """Whether ``root`` is a checkout of the project (not the folder of an installed package)."""
+    return (root / "pyproject.toml").is_file() and (root / "docs" / "certificates").is_dir()
+
+
 def plan(release: str, root: Path = ROOT) -> Plan:
     """The plan for ``release``, without touching the network or the disk beyond a stat."""
     major, minor, _ = parse_release(release)
@@ -187,6 +192,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pip-arg", action="append", default=[], metavar="ARG",
                         help="an extra argument for pip install (repeat), e.g. --find-links=DIR")
     args = parser.parse_args(argv)
+    if not is_checkout(ROOT):
+        print(f"error: python -m conformance.release runs in a checkout of tfmode-conformance (it "
+              f"installs the checkout and writes docs/certificates/ and docs/texts/ there); "
+              f"{ROOT} is an installed package, not a checkout", file=sys.stderr)
+        return 2
     try:
         p = plan(args.release)
         python = args.python or find_python(p.python_version)
