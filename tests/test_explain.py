@@ -65,6 +65,24 @@ def test_missing_file_gives_one_line(tmp_path: Path) -> None:
     assert "cannot read" in done.stderr
 
 
+def test_a_bundled_scenario_or_an_example_is_found_by_name(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    # From any folder (an installed package has no spec/scenarios beside the user's files).
+    by_file = main(["explain", str(ROOT / "spec" / "scenarios" / "mode_stack.toml")]), capsys.readouterr().out
+    assert main(["explain", "mode_stack"]) == 0 and capsys.readouterr().out == by_file[1]
+    assert main(["explain", "with_mode_pushes"]) == 0
+    assert "with mode: makes the mode current" in capsys.readouterr().out
+    assert main(["explain", "no_such_name"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "mode_stack" in err and "rule example" in err
+
+
+def test_help_is_plain_text() -> None:
+    done = subprocess.run([sys.executable, "-m", "spec", "explain", "--help"], cwd=ROOT,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "``" not in done.stdout and "mode_stack" in done.stdout
+
+
 @pytest.mark.parametrize("form", sorted(FORMS))
 def test_every_form_refuses_arguments_that_do_not_fit_it(form: str) -> None:
     # A shrinker's variant or a hand-written file may give any form any arguments: the answer
