@@ -72,8 +72,11 @@ NAMES: tuple[Name, ...] = (
          required=BOTH),
     Name("Tensor.__torch_function__", "The default handler, a classmethod `(func, types, "
          "args=(), kwargs=None)`: it returns `NotImplemented` unless `cls` is a subclass of "
-         "every type in `types`; otherwise it computes `func` with torch functions disabled (as "
-         "under `DisableTorchFunction`) and converts the result to `cls`: a Tensor itself, a "
+         "every type in `types`; otherwise it computes `func` with the subclasses' handlers "
+         "disabled and a current mode still called (TFM_DISABLE_004): under "
+         "`DisableTorchFunctionSubclass` in the stack generation, under `DisableTorchFunction` "
+         "in the 2022 generation, where that disables subclass handlers only; and it converts "
+         "the result to `cls`: a Tensor itself, a "
          "tuple or list element by element. Scenarios call it as `super().__torch_function__`.",
          required=BOTH),
     # -- factories and the overridable functions of the model ---------------------------------
@@ -119,7 +122,8 @@ NAMES: tuple[Name, ...] = (
     Name("_C._disabled_torch_function_impl", "What a subclass assigns to `__torch_function__` "
          "to opt out of dispatch.", required=BOTH),
     Name("_C.DisableTorchFunction", "`DisableTorchFunction()`: a context manager inside "
-         "which no overloaded argument's handler runs.", required=BOTH),
+         "which no overloaded argument's handler runs; a current mode is still called in the "
+         "2022 generation and on 1.13, and stops too on 2.x (TFM_STACK_010).", required=BOTH),
     Name("_C.DisableTorchFunctionSubclass", "`DisableTorchFunctionSubclass()`: a context "
          "manager that disables the subclasses' handlers but not the modes.", optional=BOTH),
     Name("overrides.get_testing_overrides", "`get_testing_overrides()`: a dict from every "

@@ -13,6 +13,7 @@ import pytest
 
 from conformance.certificate import (
     CERTIFICATE_SCHEMA,
+    SCHEMA_VERSION,
     build_certificate,
     dumps,
     validate_certificate,
@@ -281,3 +282,26 @@ def test_a_failure_counts_against_the_rules_it_is_attributed_to_marked_or_not() 
     again = TestOutcome.from_json(outcomes[0].to_json())  # as pytest-xdist carries it
     assert again == outcomes[0]
     assert aggregate(CATALOGUE, "2022", [again], {})[c].verdict == "fail"
+
+
+def _documented_example() -> dict[str, object]:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "certificate.rst").read_text(encoding="utf-8")
+    block = text.split(".. tfm-certificate-example::\n", 1)[1].split("\n(The documentation build", 1)[0]
+    loaded: dict[str, object] = json.loads(block)
+    return loaded
+
+
+def test_the_documented_example_is_of_today_s_schema_and_rules() -> None:
+    example = _documented_example()
+    assert validate_certificate(example) == []
+    assert example["schema_version"] == SCHEMA_VERSION
+    spec_version = example["spec_version"]
+    assert isinstance(spec_version, dict) and spec_version["rules"] == len(CATALOGUE)
+
+
+def test_reference_impl_s_committed_certificate_is_of_today_s_schema_and_rules() -> None:
+    path = Path(__file__).resolve().parents[1] / "docs" / "certificates" / "reference_impl.json"
+    committed = json.loads(path.read_text(encoding="utf-8"))
+    assert committed["schema_version"] == SCHEMA_VERSION
+    assert committed["spec_version"]["rules"] == len(CATALOGUE)
+    assert committed["certify"] is True and committed["level"]["reached"] == "SHOULD"
