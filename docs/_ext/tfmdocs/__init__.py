@@ -82,5 +82,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-merge-info", misc.merge_options)
     app.connect("env-check-consistency", misc.check_options)
     app.connect("doctree-read", model.check_format_page)
+    app.connect("doctree-resolved", misc.check_markup)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": 1}

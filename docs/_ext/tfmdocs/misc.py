@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +112,38 @@ def merge_options(app: Sphinx, env: BuildEnvironment, docnames: Any, other: Buil
     for flag, places in other.__dict__.get("tfm_options", {}).items():
         mine.setdefault(flag, set()).update(p for p in places if p[0] in docnames)
 
+
+
+#: Inline markup that reached the page as text: a literal inside bold (``**``x``**`` renders its
+#: backticks) or a literal left open. (``**`` alone is Python's ``**kwargs`` in the rules' prose.)
+_LEFT_OVER = re.compile(r"``")
+
+
+def check_markup(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Warn (an error in the build) where RST markup survived into a page's text."""
+    for text in doctree.findall(nodes.Text):
+        if _in_code(text):
+            continue
+        found = _LEFT_OVER.search(text.astext())
+        if found is not None:
+            logger.warning("markup shown as text: %r", text.astext()[max(0, found.start() - 30):
+                                                                     found.end() + 30],
+                           location=(docname, _line_of(text)), type="tfm", subtype="markup")
+
+
+def _in_code(node: nodes.Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, (nodes.literal, nodes.literal_block, nodes.raw, nodes.comment,
+                               nodes.doctest_block, nodes.math, nodes.math_block)):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _line_of(node: nodes.Node) -> int | None:
+    while node is not None:
+        if getattr(node, "line", None):
+            return int(node.line)  # type: ignore[attr-defined]
+        node = node.parent
+    return None
