@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 import traceback
-from collections.abc import Generator
+from collections import Counter
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -313,7 +314,26 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
     if not state.lines:
         return
     terminalreporter.write_sep("=", "tfmode conformance")
-    for line in state.lines:
+    for line in [*state.lines, *skip_lines(terminalreporter.stats.get("skipped", []))]:
         terminalreporter.write_line(line, yellow=line.startswith("WARNING"),
                                     red=line.startswith(("ERROR", "certification FAILED",
                                                          "INCOMPLETE", "PARTIAL")))
+
+
+def skip_lines(reports: Sequence[Any], shown: int = 4) -> list[str]:
+    """Why the skipped tests were skipped, grouped by reason, most common first (a skip is
+    never a failure: a test that does not apply, or judged nothing under --compile)."""
+    reasons: Counter[str] = Counter()
+    for report in reports:
+        longrepr = getattr(report, "longrepr", None)
+        text = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        reasons[str(text).removeprefix("Skipped: ")] += 1
+    if not reasons:
+        return []
+    total = sum(reasons.values())
+    lines = [f"skipped {total} test(s), none a failure (pytest -rs lists each):"]
+    lines += [f"  {n} {reason}" for reason, n in reasons.most_common(shown)]
+    if len(reasons) > shown:
+        rest = sum(n for _, n in reasons.most_common()[shown:])
+        lines.append(f"  {rest} for {len(reasons) - shown} other reason(s)")
+    return lines

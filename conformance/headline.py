@@ -127,6 +127,9 @@ def terminal_lines(verdicts: Mapping[str, RuleVerdict], level: Mapping[str, Any]
         for x in VERDICTS:
             totals[x] += row[x]
     lines.append(f"{'total':<10}" + "".join(f"{totals[x]:>10}" for x in VERDICTS))
+    lines.append("(xfail: an expected failure; n/a: not applicable to the generation; not sel.: "
+                 "not selected, its tests left out by --rules or -k; not comp.: not compiled, "
+                 "Dynamo compiled none of its tests under --compile)")
     for rule_id, v in verdicts.items():
         if v.verdict in ("pass", "not_applicable", "not_selected"):
             continue
