@@ -87,9 +87,17 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
              "   and conformance/expected_failures/; do not edit it by hand.", ""]
     if not certificates:
         return "\n".join(lines + ["No torch release is certified yet.", ""])
-    lines += [f"Releases, oldest first: {', '.join(order)}.", ""]
+    lines += glance(certificates, groups)
+    lines += [f"Releases, oldest first: {', '.join(order)}. The rules whose verdict is not the "
+              "same on every release come first; the rules that hold on every release, and "
+              "those that apply to none, are listed after them.", ""]
+    uniform: dict[str, list[str]] = {"pass": [], "not_applicable": []}
     for rule in load_catalogue().rules:
         verdicts = [c["rules"].get(rule.id, {}).get("verdict", "absent") for c in certificates]
+        same = set(verdicts)  # a release certified before the rule existed keeps it listed
+        if len(same) == 1 and next(iter(same)) in uniform:
+            uniform[next(iter(same))].append(rule.id)
+            continue
         lines += [f"* :rule:`{rule.id}` ({rule.level}) — {rule.title}", ""]
         for verdict, words in VERDICT_WORDS.items():
             chosen = [r for r, v in zip(order, verdicts, strict=True) if v == verdict]
@@ -105,6 +113,10 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
         changes = [f"{known[i][0]} ({VERDICT_WORDS[known[i - 1][1]]} → {VERDICT_WORDS[known[i][1]]})"
                    for i in range(1, len(known)) if known[i][1] != known[i - 1][1]]
         lines += [f"  - changed: {', '.join(changes) if changes else 'never'}", ""]
+    for verdict, words in (("pass", "Hold on every release"), ("not_applicable", "Apply to no release")):
+        if uniform[verdict]:
+            lines += [f"{words} ({len(uniform[verdict])}): "
+                      + ", ".join(f":rule:`{r}`" for r in uniform[verdict]) + ".", ""]
     lines += ["Divergences", "-----------", "",
               "Each expected failure of a torch release, with the snippet that shows it on the "
               "releases listed (``tests/test_expected_failures.py`` runs it on each of them).", ""]
@@ -118,6 +130,33 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
             lines += [".. code-block:: python", ""]
             lines += [f"   {line}".rstrip() for line in snippet.splitlines()] + [""]
     return "\n".join(lines) + "\n"
+
+
+def glance(certificates: Sequence[Mapping[str, Any]],
+           groups: Mapping[tuple[str, str], Mapping[str, Any]]) -> list[str]:
+    """One row per release, newest first: the level reached, the MUST rules that hold, and
+    what it breaks, each rule linked to its divergence (reason and snippet)."""
+    lines = ["Releases at a glance", "--------------------", "",
+             ".. list-table::", "   :header-rows: 1", "   :class: tfm-glance", "",
+             "   * - release", "     - level", "     - MUST rules that hold",
+             "     - what it breaks (each linked to its reason and snippet)"]
+    for cert in reversed(certificates):
+        release = release_of(cert)
+        rules = cert["rules"]
+        must = [e for e in rules.values() if e.get("level") in ("MUST", "MUST NOT")
+                and e.get("verdict") != "not_applicable"]
+        holding = sum(e.get("verdict") == "pass" for e in must)
+        broken: list[str] = []
+        for rule_id, entry in rules.items():
+            if entry.get("verdict") == "expected_failure":
+                label = next((g["label"] for (rid, _), g in groups.items()
+                              if rid == rule_id and release in g["releases"]), None)
+                broken.append(f":ref:`{rule_id} <{label}>`" if label else rule_id)
+            elif entry.get("verdict") == "fail":
+                broken.append(f"**{rule_id}** (fails)")
+        lines += [f"   * - {release}", f"     - {cert['level']['reached']}",
+                  f"     - {holding}/{len(must)}", f"     - {', '.join(broken) or 'nothing'}"]
+    return [*lines, ""]
 
 
 def _plain(text: str) -> str:

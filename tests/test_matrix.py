@@ -139,3 +139,18 @@ def test_a_compiled_certificate_is_its_own_column_and_not_a_release(tmp_path: Pa
     assert table.split(":rule:`TFM_ORDER_001`", 1)[1].split("   * -", 1)[0].count("nc") == 1
     evolution_page = (tmp_path / matrix.EVOLUTION).read_text()
     assert "compiled" not in evolution_page
+
+
+def test_releases_at_a_glance_come_first_newest_first_with_links(tmp_path: Path) -> None:
+    base = json.loads((CERTIFICATES / "torch-2.13.0.json").read_text())
+    older, newer = (json.loads(json.dumps(base)) for _ in range(2))
+    older["implementation"]["release"], newer["implementation"]["release"] = "2.98.0", "2.99.0"
+    newer["rules"]["TFM_ORDER_001"]["verdict"] = "fail"
+    text = evolution.render_evolution([older, newer], tmp_path)
+    glance = text.split("Releases at a glance", 1)[1].split("Releases, oldest first", 1)[0]
+    assert text.index("Releases at a glance") < text.index(":rule:`TFM_")
+    assert glance.index("* - 2.99.0") < glance.index("* - 2.98.0")
+    newest = glance.split("* - 2.99.0", 1)[1].split("* - 2.98.0", 1)[0]
+    assert "**TFM_ORDER_001** (fails)" in newest
+    excused = [r for r, e in base["rules"].items() if e["verdict"] == "expected_failure"]
+    assert excused and all(f":ref:`{r} <divergence-" in newest for r in excused)
