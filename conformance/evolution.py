@@ -99,14 +99,10 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
             uniform[next(iter(same))].append(rule.id)
             continue
         lines += [f"* :rule:`{rule.id}` ({rule.level}) — {rule.title}", ""]
-        for verdict, words in VERDICT_WORDS.items():
-            chosen = [r for r, v in zip(order, verdicts, strict=True) if v == verdict]
-            if not chosen:
-                continue
-            line = f"  - {words}: {spans(chosen, order)}"
-            if verdict == "expected_failure":
-                links = [f":ref:`{g['label']}`" for (rid, _), g in groups.items() if rid == rule.id]
-                line += " — " + ", ".join(links)
+        for words, shown, labels in status_of(rule.id, certificates, groups):
+            line = f"  - {words}: {shown}"
+            if labels:
+                line += " — " + ", ".join(f":ref:`{label}`" for label in labels)
             lines.append(line)
         # a certificate made before the rule existed says nothing of it: no change
         known = [(r, v) for r, v in zip(order, verdicts, strict=True) if v != "absent"]
@@ -130,6 +126,22 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
             lines += [".. code-block:: python", ""]
             lines += [f"   {line}".rstrip() for line in snippet.splitlines()] + [""]
     return "\n".join(lines) + "\n"
+
+
+def status_of(rule_id: str, certificates: Sequence[Mapping[str, Any]],
+              groups: Mapping[tuple[str, str], Mapping[str, Any]]) -> list[tuple[str, str, list[str]]]:
+    """How ``rule_id`` fares across the releases: ``(words, releases, divergence labels)`` per
+    verdict it has somewhere, in :data:`VERDICT_WORDS` order (the labels for a divergence)."""
+    order = [release_of(c) for c in certificates]
+    verdicts = [c["rules"].get(rule_id, {}).get("verdict", "absent") for c in certificates]
+    found: list[tuple[str, str, list[str]]] = []
+    for verdict, words in VERDICT_WORDS.items():
+        chosen = [r for r, v in zip(order, verdicts, strict=True) if v == verdict]
+        if chosen:
+            labels = ([str(g["label"]) for (rid, _), g in groups.items() if rid == rule_id]
+                      if verdict == "expected_failure" else [])
+            found.append((words, spans(chosen, order), labels))
+    return found
 
 
 def glance(certificates: Sequence[Mapping[str, Any]],

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ClassVar
 
 from docutils import nodes
@@ -145,6 +148,9 @@ class AreaDirective(SphinxDirective):
             admonition.extend(paragraphs(rule.uncertainty, docname))
             section += admonition
 
+        section += _rubric("Across torch releases")
+        section += _releases(rule.id, data, docname)
+
         section += _rubric("Example")
         impl = getattr(rule, "example_impl", "reference_impl")
         if impl != "reference_impl":
@@ -168,6 +174,41 @@ class AreaDirective(SphinxDirective):
             section += nodes.paragraph("", "", nodes.emphasis("no test yet", "no test yet"),
                                        classes=["tfm-untested"])
         return section
+
+
+@functools.cache
+def _torch_history(root: str) -> tuple[list[dict[str, Any]], dict[tuple[str, str], Any]]:
+    """The committed eager torch certificates (oldest first) and their divergences."""
+    from conformance import evolution, matrix
+
+    loaded = [json.loads(path.read_text(encoding="utf-8"))
+              for path in matrix.columns(Path(root) / matrix.CERTIFICATES)]
+    torch = [c for c in loaded if c["implementation"]["name"] == "torch" and not matrix.compiled(c)]
+    return torch, evolution.divergences(torch, Path(root) / matrix.EXPECTED_FAILURES)
+
+
+def _releases(rule_id: str, data: tfm_data.Data, docname: str) -> nodes.Node:
+    """The rule's verdict on each committed torch release, each divergence linked to its
+    reason and snippet on the matrix page."""
+    from conformance.evolution import release_of, spans, status_of
+
+    certificates, groups = _torch_history(str(data.root))
+    if not certificates:
+        return nodes.paragraph("", "no torch release is certified yet")
+    order = [release_of(c) for c in certificates]
+    where = {g["label"]: spans(g["releases"], order) for g in groups.values()}
+    items: list[list[nodes.Node]] = []
+    for words, shown, labels in status_of(rule_id, certificates, groups):
+        children: list[nodes.Node] = [nodes.Text(f"{words.replace('**', '')}: {shown}")]
+        for i, label in enumerate(labels):
+            children.append(nodes.Text(" — " if i == 0 else ", "))
+            ref = pending_xref("", refdomain="std", reftype="ref", reftarget=label,
+                               refexplicit=True, refdoc=docname)
+            text = f"why, on {where.get(label, '?')}"
+            ref += nodes.inline(text, text)
+            children.append(ref)
+        items.append(children)
+    return _bullets(items)
 
 
 def _table(widths: list[int], header: list[str], rows: list[list[list[nodes.Node]]],
