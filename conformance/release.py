@@ -17,6 +17,10 @@ from pathlib import Path
 
 #: The Python each torch series is certified on (the series' wheels exist for it).
 PYTHON_FOR_SERIES = {(1, 12): "3.10", (1, 13): "3.10", **{(2, minor): "3.11" for minor in range(15)}}
+#: The releases checked and committed (docs/certificates/torch-X.json), oldest first: what the
+#: release matrix workflow (.github/workflows/releases.yml) runs, one job each.
+RELEASES = ("1.12.1", "1.13.1", "2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0",
+            "2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.1", "2.13.0", "2.14.1")
 #: Releases before this one need numpy<2 (they were built against numpy 1.x).
 NUMPY2_FROM = (2, 3)
 #: What the certification venv installs besides the checkout and torch.
