@@ -60,7 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {args.scenario}: no rule specifies this scenario ({type(exc).__name__}: {exc})",
               file=sys.stderr)
         return 2
-    print(render(scenario, trace))
+    try:
+        print(render(scenario, trace))
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped early (| head): not an error of the scenario
+        sys.stdout = None
     return 0
 
 
