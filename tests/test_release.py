@@ -53,13 +53,16 @@ def test_no_interpreter_for_the_series_is_one_line(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setenv("PYENV_ROOT", str(tmp_path))
+    monkeypatch.setattr(release, "ROOT", ROOT)  # the checkout, where tox runs an installed copy
     assert release.main(["2.0.1", "--dry-run"]) == 2
     err = capsys.readouterr().err
     assert "no Python 3.11 interpreter" in err and err.count("\n") == 1
 
 
-def test_dry_run_prints_the_plan(capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_prints_the_plan(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
+
+    monkeypatch.setattr(release, "ROOT", ROOT)  # the checkout, where tox runs an installed copy
 
     assert release.main(["2.1.2", "--dry-run", "--python", sys.executable]) == 0
     out = capsys.readouterr().out
