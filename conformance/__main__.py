@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .adapter import Adapter, load_adapter
+from .adapter import Adapter, AdapterError, load_adapter, put_impl_path
 
 _EPILOG = """\
 examples:
@@ -107,15 +107,11 @@ def _impl_path_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _use_impl_path(args: argparse.Namespace) -> None:
-    """Put ``--impl-path`` (or TFMODE_IMPL_PATH) first on ``sys.path``, which a sandbox
-    process inherits, as the plugin does."""
-    given = getattr(args, "impl_path", None) or os.environ.get("TFMODE_IMPL_PATH")
-    for part in reversed([p for p in str(given or "").split(os.pathsep) if p]):
-        path = Path(part).resolve()
-        if not path.is_dir():
-            raise _UsageError(f"--impl-path: {part!r} is not a directory")
-        if str(path) not in sys.path:
-            sys.path.insert(0, str(path))
+    """Put ``--impl-path`` first on ``sys.path``, as the plugin does (adapter.put_impl_path)."""
+    try:
+        put_impl_path(getattr(args, "impl_path", None), Path.cwd())
+    except AdapterError as error:
+        raise _UsageError(str(error)) from None
 
 
 def _passed_on(command: str, rest: list[str]) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from hypothesis.errors import InvalidArgument
 from spec.catalogue import CatalogueError, load_catalogue
 
 from . import evidence, processes, profiles, reportsdir
-from .adapter import AdapterError
+from .adapter import AdapterError, put_impl_path
 from .expectations import ExpectationsError, load_expectations, load_scopes, load_surface_scopes
 from .observed import expected_settings
 from .report import MUST_LEVELS
@@ -71,19 +70,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _impl_path(config: pytest.Config) -> list[str]:
-    """Put ``--impl-path`` (or TFMODE_IMPL_PATH) first on ``sys.path``, which the sandbox's
-    process inherits: an implementation that is not installed (tox does not pass PYTHONPATH).
-    The folders, absolute."""
-    given = config.getoption("tfmode_impl_path") or os.environ.get("TFMODE_IMPL_PATH")
-    folders: list[str] = []
-    for part in reversed([p for p in str(given or "").split(os.pathsep) if p]):
-        path = Path(config.invocation_params.dir, part).resolve()
-        if not path.is_dir():
-            raise pytest.UsageError(f"--impl-path: {part!r} is not a directory")
-        folders.insert(0, str(path))
-        if str(path) not in sys.path:
-            sys.path.insert(0, str(path))
-    return folders
+    """Put ``--impl-path`` first on ``sys.path`` (adapter.put_impl_path; tox does not pass
+    PYTHONPATH). The folders, absolute."""
+    try:
+        return put_impl_path(config.getoption("tfmode_impl_path"), Path(config.invocation_params.dir))
+    except AdapterError as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def _invocation(config: pytest.Config, state: RunState, impl_path: list[str]) -> dict[str, Any]:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager as ContextManager
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
@@ -55,6 +58,22 @@ def features_needed(scenario: Scenario) -> frozenset[str]:
 
 class AdapterError(Exception):
     """The implementation cannot be driven; the message is one line."""
+
+
+def put_impl_path(given: str | None, base: Path) -> list[str]:
+    """Put the folders of ``--impl-path`` (or TFMODE_IMPL_PATH), separated by the platform's
+    path separator and read relative to ``base``, first on ``sys.path``, which a sandbox
+    process inherits: an implementation that is not installed. Returns them, absolute; a
+    folder that does not exist raises AdapterError before any is put there."""
+    given = given or os.environ.get("TFMODE_IMPL_PATH")
+    folders = [(part, (base / part).resolve()) for part in str(given or "").split(os.pathsep) if part]
+    for part, path in folders:
+        if not path.is_dir():
+            raise AdapterError(f"--impl-path: {part!r} is not a directory")
+    for _, path in reversed(folders):
+        if str(path) not in sys.path:
+            sys.path.insert(0, str(path))
+    return [str(path) for _, path in folders]
 
 
 @runtime_checkable

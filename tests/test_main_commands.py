@@ -13,6 +13,7 @@ import pytest
 
 from conformance import release
 from conformance.__main__ import main
+from conformance.adapter import AdapterError, put_impl_path
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "spec" / "scenarios" / "mode_stack.toml"
@@ -76,3 +77,20 @@ def test_snippet_finds_an_implementation_through_impl_path(tmp_path: Path) -> No
     assert "my_torchlike" in found.stdout
     bad = _python("snippet", str(SCENARIO), "--impl-path", str(tmp_path / "nowhere"), cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "not a directory" in bad.stderr
+
+
+def test_impl_path_is_one_function_that_changes_nothing_on_a_bad_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin and the commands share adapter.put_impl_path: folders relative to the base,
+    in the order given, first on sys.path; one missing folder refuses all of them."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.setattr(sys, "path", ["/elsewhere"])
+    monkeypatch.delenv("TFMODE_IMPL_PATH", raising=False)
+    with pytest.raises(AdapterError, match="'nowhere' is not a directory"):
+        put_impl_path(os.pathsep.join(["a", "nowhere"]), tmp_path)
+    assert sys.path == ["/elsewhere"]
+    assert put_impl_path(os.pathsep.join(["a", "b"]), tmp_path) == [str(tmp_path / "a"), str(tmp_path / "b")]
+    assert sys.path == [str(tmp_path / "a"), str(tmp_path / "b"), "/elsewhere"]
+    monkeypatch.setenv("TFMODE_IMPL_PATH", "b")
+    assert put_impl_path(None, tmp_path) == [str(tmp_path / "b")]
