@@ -169,6 +169,9 @@ def test_an_entry_scoped_to_callables_excuses_only_them() -> None:
     assert verdict.failed == {"TFM_REACH_009": ["twice"]}
     assert verdict.table["functions"]["bypass"]["verdict"] == "expected_failure"
     assert verdict.table["functions"]["twice"]["verdict"] == "fail"
+    # the message of a failed rule names its first unexcused callable, not an excused one
+    assert verdict.first["TFM_REACH_009"].startswith("twice: "), verdict.first
+    assert "first: twice: " in verdict.message()
 
 
 def test_arguments_follow_the_signature_and_the_implementation_s_errors() -> None:

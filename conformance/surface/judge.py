@@ -93,6 +93,7 @@ class Verdict:
     failed: dict[str, list[str]] = field(default_factory=dict)    # rule -> callables
     excused: dict[str, list[str]] = field(default_factory=dict)   # rule -> callables
     first: dict[str, str] = field(default_factory=dict)           # rule -> "name: detail"
+    # (a rule's first unexcused problem where it has one, else its first excused one)
     table: dict[str, Any] = field(default_factory=dict)
 
     def message(self) -> str:
@@ -118,9 +119,11 @@ def judge(listed: int | None, checked: list[tuple[str, list[tuple[str, str]]]],
         excused = [r for r in rules if r in expected and (scopes.get(r) is None
                                                          or name in (scopes.get(r) or ()))]
         for rule, detail in rules.items():
-            bucket = verdict.excused if rule in excused else verdict.failed
-            bucket.setdefault(rule, []).append(name)
-            verdict.first.setdefault(rule, f"{name}: {detail}")
+            failed = rule not in excused
+            # a rule's first problem is its first unexcused one where it has any
+            if rule not in verdict.first or (failed and rule not in verdict.failed):
+                verdict.first[rule] = f"{name}: {detail}"
+            (verdict.failed if failed else verdict.excused).setdefault(rule, []).append(name)
         status = "pass" if not rules else "expected_failure" if len(excused) == len(rules) else "fail"
         functions[name] = {"verdict": status, "rules": sorted(rules),
                            "detail": next(iter(rules.values()), "")}
