@@ -7,6 +7,15 @@ do) handed to ``torch.compile`` instead of being called as it is. Dynamo traces 
 ``fullgraph=False`` and counts the graph breaks. Dynamo's caches and counters are reset before
 each attempt, so one scenario's compilations never decide another's.
 
+What counts as compiled is measured from what ran, not from Dynamo's ``frames["ok"]`` counter
+(which also counts frames Dynamo converted, found no tensor operation in, and then ran as plain
+eager code). The backend is Dynamo's ``eager`` one (the graph's own ``forward``) with a count
+around it: of the graphs Dynamo handed it, and of those graphs' runs in the thread that makes
+the scenario's call. A scenario traced whole is compiled; otherwise it is compiled only when a
+graph ran in the call's thread. A call made in a new thread therefore never counts as compiled:
+Dynamo's frame hook is per thread, and code run by a thread started from compiled code runs
+eagerly.
+
 What the recording needs is what Dynamo can trace: events appended to a list the run owns, the
 handlers finding their behaviour through the run (never a spec object in their closure), and,
 for a function the scenario defines, its kernel computed with tensor operations under
@@ -15,18 +24,44 @@ for a function the scenario defines, its kernel computed with tensor operations 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from spec.model.scenario import Scenario
 from spec.model.trace import Message, Raised, Trace
 
-from .runner import Run
+from .runner import CALL_THREAD, Run
 
 #: The backend: Dynamo's tracing with no code generation after it, so that what differs from
-#: eager is Dynamo's doing.
+#: eager is Dynamo's doing (:class:`CountingBackend` is Dynamo's ``eager`` with a count).
 BACKEND = "eager"
+
+
+@dataclass
+class CountingBackend:
+    """A ``torch.compile`` backend that runs each graph as Dynamo's ``eager`` backend does
+    (its ``forward``) and counts the graphs it was handed and, per thread name, their runs."""
+
+    graphs: int = 0
+    runs: dict[str, int] = field(default_factory=dict)
+
+    def __call__(self, graph: Any, example_inputs: Any) -> Callable[..., Any]:
+        self.graphs += 1
+        forward = graph.forward
+        runs = self.runs
+
+        def run(*args: Any) -> Any:
+            name = threading.current_thread().name
+            runs[name] = runs.get(name, 0) + 1
+            return forward(*args)
+
+        return run
+
+    def ran_in(self, thread: str) -> int:
+        """How many times a graph ran in the thread named ``thread``."""
+        return self.runs.get(thread, 0)
 
 
 class CompileUnavailable(Exception):
@@ -47,8 +82,10 @@ class Compilation:
 
     ``fullgraph``: traced whole with ``fullgraph=True`` (no graph break); otherwise
     ``breaks`` counts the graph breaks of the ``fullgraph=False`` run, ``frames`` the frames
-    Dynamo converted there (0: it compiled nothing, the scenario ran as eager code), and
-    ``reason`` says why ``fullgraph=True`` failed (its first line).
+    Dynamo reports converted there (its ``frames["ok"]``, kept as reported: it also counts
+    frames that then ran as eager code, so it decides nothing), and ``reason`` says why
+    ``fullgraph=True`` failed (its first line). ``graphs`` counts the graphs Dynamo produced
+    in the run that decided the label, ``ran`` their runs in the call's thread.
     """
 
     fullgraph: bool
@@ -58,22 +95,26 @@ class Compilation:
     #: the compiled call raised one of Dynamo's own errors (Dynamo failed where eager code
     #: runs: that is a divergence, not "not compiled")
     crashed: bool = False
+    graphs: int = 0
+    ran: int = 0
 
     @property
     def compiled(self) -> bool:
-        """Whether Dynamo traced any of the scenario (a scenario that compiled nothing is
-        not a pass of anything)."""
-        return self.fullgraph or self.frames > 0 or self.crashed
+        """Whether the scenario's call ran compiled: traced whole, or a graph Dynamo produced
+        ran in the call's thread (a scenario that compiled nothing is not a pass of anything)."""
+        return self.fullgraph or self.ran > 0 or self.crashed
 
     def describe(self) -> str:
-        """One line: how much was traced."""
+        """One line: how much was traced, and what of it ran."""
         if self.fullgraph:
-            return "traced whole (fullgraph=True)"
+            return f"traced whole (fullgraph=True), {self.graphs} graph(s)"
         if self.crashed:
             return f"Dynamo raised its own error ({self.reason})"
         if not self.compiled:
-            return f"compiled nothing ({self.reason})"
-        return f"{self.breaks} graph break(s), {self.frames} frame(s) compiled ({self.reason})"
+            return (f"compiled nothing: {self.graphs} graph(s), none ran in the call's thread, "
+                    f"{self.breaks} graph break(s) ({self.reason})")
+        return (f"{self.breaks} graph break(s), {self.graphs} graph(s), {self.ran} run(s) in the "
+                f"call's thread ({self.reason})")
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,11 +163,12 @@ def _fresh(torch: Any, adapter: Any) -> None:
     _counters(torch).clear()
 
 
-def _wrap(torch: Any, fullgraph: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _wrap(torch: Any, fullgraph: bool, backend: CountingBackend
+          ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     dynamo_error = torch._dynamo.exc.TorchDynamoException
 
     def wrap(body: Callable[..., Any]) -> Callable[..., Any]:
-        compiled = torch.compile(body, backend=BACKEND, fullgraph=fullgraph)
+        compiled = torch.compile(body, backend=backend, fullgraph=fullgraph)
 
         def run(*args: Any) -> Any:
             try:
@@ -152,20 +194,25 @@ def run_compiled(scenario: Scenario, adapter: Any,
     """Run ``scenario``'s user code compiled: the observed trace, how its objects print, and
     how much Dynamo traced. ``events`` makes each run's event list (default: a list)."""
     torch = _torch(adapter)
+    call_thread = (CALL_THREAD if scenario.call is not None and scenario.call.thread
+                   else threading.current_thread().name)
     _fresh(torch, adapter)
     run = CompiledRun(scenario, adapter)
     if events is not None:
         run.events = events()
+    backend = CountingBackend()
     try:
-        trace = run.execute(wrap=_wrap(torch, fullgraph=True))
-        return trace, run.naming(), Compilation(True)
+        trace = run.execute(wrap=_wrap(torch, True, backend))
+        return trace, run.naming(), Compilation(True, graphs=backend.graphs,
+                                                 ran=backend.ran_in(call_thread))
     except _NotTraceable as failed:
         reason = _first_line(failed.error)
     _fresh(torch, adapter)
     run = CompiledRun(scenario, adapter)
     if events is not None:
         run.events = events()
-    trace = run.execute(wrap=_wrap(torch, fullgraph=False))
+    backend = CountingBackend()
+    trace = run.execute(wrap=_wrap(torch, False, backend))
     counters = _counters(torch)
     breaks = sum(counters["graph_break"].values())
     frames = counters["frames"]["ok"]
@@ -176,7 +223,8 @@ def run_compiled(scenario: Scenario, adapter: Any,
         # diagnostic (with this machine's file paths)
         text = outcome.message.render().strip().splitlines()
         trace = replace(trace, outcome=replace(outcome, message=Message((text[0] if text else "",))))
-    return trace, run.naming(), Compilation(False, breaks, frames, reason, crashed)
+    return trace, run.naming(), Compilation(False, breaks, frames, reason, crashed,
+                                            backend.graphs, backend.ran_in(call_thread))
 
 
 def _dynamo_errors(torch: Any) -> frozenset[str]:

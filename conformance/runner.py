@@ -61,6 +61,9 @@ from .safe import name_of, repr_of, text_of
 Wrap = Callable[[Callable[[list[Any], dict[str, Any]], Any]], Callable[[list[Any], dict[str, Any]], Any]]
 
 
+#: The name of the thread a scenario's call is made in when it asks for a new thread.
+CALL_THREAD = "tfmode-scenario"
+
 class HandlerError(Exception):
     """What a scenario's ``raise`` action raises."""
 
@@ -301,7 +304,7 @@ class Run(ScenarioObjects):
             except Exception as exc:
                 box["error"] = exc
 
-        worker = threading.Thread(target=in_thread, name="tfmode-scenario", daemon=True)
+        worker = threading.Thread(target=in_thread, name=CALL_THREAD, daemon=True)
         worker.start()
         worker.join()
         if "error" in box:

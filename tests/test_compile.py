@@ -36,9 +36,12 @@ THREADED = scenario_from_dict({
 def test_a_scenario_compiled_nothing_of_is_not_compiled_and_counted_apart() -> None:
     nothing = Compilation(False, breaks=2, frames=0, reason="Unsupported: x")
     whole = Compilation(True)
-    broken = Compilation(False, breaks=3, frames=4, reason="Unsupported: y")
+    broken = Compilation(False, breaks=3, frames=4, reason="Unsupported: y", graphs=2, ran=2)
     crashed = Compilation(False, frames=0, reason="InternalTorchDynamoError: z", crashed=True)
     assert not nothing.compiled and whole.compiled and broken.compiled and crashed.compiled
+    # Dynamo's frames["ok"] decides nothing: frames it converted and then ran eagerly count there
+    skipped = Compilation(False, breaks=1, frames=3, reason="Unsupported: w", graphs=1, ran=0)
+    assert not skipped.compiled and "none ran in the call's thread" in skipped.describe()
     counts = tally([nothing, whole, broken, crashed], seconds=2.0)
     assert counts == {"scenarios": 4, "fullgraph": 1, "graph_broken": 1, "not_compiled": 1,
                       "dynamo_errors": 1, "graph_breaks": 5, "milliseconds": 2000}
@@ -75,15 +78,32 @@ if TORCH:  # the rest needs torch.compile
 
     def test_the_recording_itself_is_traced_whole() -> None:
         trace, _, compilation = run_compiled(RECORDED, ADAPTER)
-        assert compilation == Compilation(True), compilation
+        assert compilation.fullgraph and compilation.compiled, compilation
+        # P's handler answers 7: no tensor operation, no graph; traced whole all the same
+        assert compilation.graphs == 0 and "traced whole" in compilation.describe(), compilation
         eager, _ = execute(RECORDED, ADAPTER)
         assert [type(e).__name__ for e in trace.events] == [type(e).__name__ for e in eager.events]
         assert ADAPTER.reset() == []
 
-    def test_a_graph_break_falls_back_and_is_counted() -> None:
-        _, _, compilation = run_compiled(THREADED, ADAPTER)
-        assert not compilation.fullgraph and compilation.compiled
+    def test_a_call_in_a_new_thread_is_not_compiled() -> None:
+        """Starting the thread is a graph break; the thread's code runs eagerly (Dynamo's frame
+        hook is per thread), so no graph runs in the call's thread, whatever Dynamo counts in
+        frames["ok"]."""
+        trace, _, compilation = run_compiled(THREADED, ADAPTER)
+        assert not compilation.fullgraph and not compilation.compiled, compilation
         assert compilation.breaks > 0 and compilation.reason.startswith("Unsupported")
+        assert compilation.ran == 0 and compilation.frames > 0, compilation
+        assert trace.outcome == execute(THREADED, ADAPTER)[0].outcome
+
+    def test_labels_are_measured_from_what_ran() -> None:
+        """Known outcomes on torch 2.13.0: an example Dynamo cannot trace whole but whose
+        graph runs (compiled), and one whose frames Dynamo converts and then runs eagerly,
+        producing no graph (not compiled, though frames["ok"] counts them)."""
+        ran = run_compiled(EXAMPLES["python_disable_subclass_stack"].scenario, ADAPTER)[2]
+        assert not ran.fullgraph and ran.compiled and ran.graphs >= 1 and ran.ran >= 1, ran
+        fell_back = run_compiled(EXAMPLES["mode_back_on_top_after_raise"].scenario, ADAPTER)[2]
+        assert not fell_back.compiled and fell_back.graphs == 0 and fell_back.frames > 0, fell_back
+        assert fell_back.describe().startswith("compiled nothing"), fell_back.describe()
 
     def test_each_scenario_starts_from_a_reset_dynamo() -> None:
         first = run_compiled(THREADED, ADAPTER)[2]
