@@ -4,6 +4,7 @@ scoped to callables excuse only there."""
 
 from __future__ import annotations
 
+import functools
 import typing
 from collections.abc import Callable
 from typing import Any
@@ -13,10 +14,11 @@ import pytest
 import reference_impl
 from conformance.adapter import NamespaceAdapter
 from conformance.expectations import NOWHERE, parse_scopes, parse_surface_scopes
-from conformance.surface import judge
+from conformance.surface import judge, probe
 from conformance.surface.arguments import TENSOR, construct, refine
 from conformance.surface.probe import sweep
 from conformance.surface.syntax import syntax
+from conformance.surface.wrapped import NAME as WRAPPED
 from reference_impl import Tensor
 from reference_impl.overrides import handle_torch_function, has_torch_function
 from spec.catalogue import load_catalogue
@@ -98,6 +100,7 @@ class Listing(NamespaceAdapter):
     def __init__(self, functions: list[Callable[..., Any]]) -> None:
         super().__init__(reference_impl)
         self.functions = functions
+        self.features = self.features - {"wrap-torch-function"}  # nor the sweep's own function
 
     def overridable(self) -> list[tuple[str, Callable[..., Any], Any]] | None:
         return [(f.__name__, f, None) for f in self.functions]
@@ -114,8 +117,37 @@ def _rules(functions: list[Callable[..., Any]]) -> dict[str, list[str]]:
 def test_reference_impl_passes_its_whole_listing() -> None:
     ad = NamespaceAdapter(reference_impl)
     listed, checked, not_called = judge.read(sweep(ad))
-    assert listed == len(reference_impl.overrides.get_testing_overrides()) == len(checked)
+    assert listed == len(reference_impl.overrides.get_testing_overrides()) + 1 == len(checked)
+    assert WRAPPED in [name for name, _ in checked]  # the function it decorates itself
     assert not not_called and all(not problems for _, problems in checked)
+
+
+def _skips_its_check(dispatcher: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda f: functools.wraps(f)(lambda *args, **kwargs: f(*args, **kwargs))
+
+
+def _hands_the_undecorated(dispatcher: Callable[..., Any]) -> Callable[..., Any]:
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def public(*args: Any, **kwargs: Any) -> Any:
+            relevant = tuple(dispatcher(*args, **kwargs))
+            if has_torch_function(relevant):
+                return handle_torch_function(f, relevant, *args, **kwargs)
+            return f(*args, **kwargs)
+        return public
+    return decorate
+
+
+@pytest.mark.parametrize(("decorator", "rules"), [
+    (_skips_its_check, ["TFM_REACH_009"]), (_hands_the_undecorated, ["TFM_ARGS_001"])])
+def test_a_wrap_torch_function_with_one_bug_fails_its_rule(
+        decorator: Callable[..., Any], rules: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reference_impl.overrides, "wrap_torch_function", decorator)
+    monkeypatch.setattr(probe, "_MADE", {})  # no listing made before the patch
+    ad = NamespaceAdapter(reference_impl)
+    listed, checked, not_called = judge.read(sweep(ad, [WRAPPED]))
+    verdict = judge.judge(listed, checked, not_called, ad.generation, ad.stack_version, {}, {})
+    assert verdict.table["functions"][WRAPPED]["rules"] == rules
 
 
 @pytest.mark.parametrize(("bug", "rules"), [

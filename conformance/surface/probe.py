@@ -29,6 +29,7 @@ from ..safe import repr_of, text_of
 from .alone import check_alone
 from .arguments import Construction, construct, refine
 from .listing import Listed, listed, namer, same_callable
+from .wrapped import wrapped_entry
 
 __all__ = ["Probe", "names", "sweep"]
 
@@ -317,7 +318,10 @@ _MADE: dict[int, tuple[list[Listed] | None, Probe, Callable[[object], str]]] = {
 def _made(adapter: Any) -> tuple[list[Listed] | None, Probe, Callable[[object], str]]:
     if id(adapter) not in _MADE:
         _MADE.clear()
-        _MADE[id(adapter)] = (listed(adapter), Probe(adapter), namer(getattr(adapter, "ns", None)))
+        entries, extra = listed(adapter), wrapped_entry(adapter)
+        if entries is not None and extra is not None:  # checked as the listed callables are
+            entries = sorted([*entries, extra], key=lambda entry: entry.name)
+        _MADE[id(adapter)] = (entries, Probe(adapter), namer(getattr(adapter, "ns", None)))
     return _MADE[id(adapter)]
 
 
