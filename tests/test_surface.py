@@ -303,7 +303,18 @@ def _swallowing_add(self: Any, other: Any) -> Any:  # the NotImplemented wrappin
         return NotImplemented
 
 
+def _iterates(self: Any) -> Any:  # each element by indexing, which dispatches
+    return iter([self[i] for i in range(len(self))])
+
+
+def _iterates_past_the_handlers(self: Any) -> Any:
+    with reference_impl._C.DisableTorchFunction():
+        return iter([self[i] for i in range(len(self))])
+
+
 @pytest.mark.parametrize(("patch", "rules"), [
+    (("__iter__", _iterates), {}),
+    (("__iter__", _iterates_past_the_handlers), {"iter(s)": ["TFM_TYPES_006"]}),
     (("__add__", _swallowing_add), {"x + y": ["TFM_SYNTAX_002"]}),
     (("__add__", lambda self, other: reference_impl.Tensor.add(self, other)),
      {"Tensor.__add__(x, object())": ["TFM_SYNTAX_003"]}),
@@ -314,11 +325,12 @@ def _swallowing_add(self: Any, other: Any) -> Any:  # the NotImplemented wrappin
       else NotImplemented), {}),
     (("__radd__", lambda self, other: NotImplemented if isinstance(other, object) and not isinstance(
         other, (int, float)) else reference_impl.Tensor.neg(self)), {"2 + x": ["TFM_SYNTAX_001"]}),
-], ids=["handler-TypeError-swallowed", "unsupported-operand-raises", "getter-skips-the-mode",
-        "control", "reflected-op-hands-other-args"])
+], ids=["iter-control", "iter-computes-past-the-handlers", "handler-TypeError-swallowed",
+        "unsupported-operand-raises", "getter-skips-the-mode", "control",
+        "reflected-op-hands-other-args"])
 def test_each_single_bug_of_the_syntax_fails_its_rule(patch: tuple[str, Any], rules: dict[str, list[str]],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reference_impl.Tensor, *patch)
+    monkeypatch.setattr(reference_impl.Tensor, *patch, raising=False)
     assert _syntax_rules(NamespaceAdapter(reference_impl)) == rules
 
 
