@@ -20,7 +20,11 @@ from conformance.surface.probe import sweep
 from conformance.surface.syntax import syntax
 from conformance.surface.wrapped import NAME as WRAPPED
 from reference_impl import Tensor
-from reference_impl.overrides import handle_torch_function, has_torch_function
+from reference_impl.overrides import (
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+)
 from spec.catalogue import load_catalogue
 
 
@@ -331,6 +335,28 @@ def _iterates_past_the_handlers(self: Any) -> Any:
 def test_each_single_bug_of_the_syntax_fails_its_rule(patch: tuple[str, Any], rules: dict[str, list[str]],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reference_impl.Tensor, *patch, raising=False)
+    assert _syntax_rules(NamespaceAdapter(reference_impl)) == rules
+
+
+def _array(self: Any, dtype: Any = None) -> Any:  # numpy's protocol, dtype handed on positionally
+    if has_torch_function_unary(self):
+        return handle_torch_function(reference_impl.Tensor.__array__, (self,), self, dtype)
+    import numpy
+    return numpy.asarray(self.tolist(), dtype)
+
+
+def _array_drops_dtype(self: Any, dtype: Any = None) -> Any:
+    if has_torch_function_unary(self):
+        return handle_torch_function(reference_impl.Tensor.__array__, (self,), self)
+    return _array(self, dtype)
+
+
+@pytest.mark.parametrize(("array", "rules"), [
+    (_array, {}), (_array_drops_dtype, {"numpy.asarray(x, dtype)": ["TFM_SYNTAX_001"]})])
+def test_the_array_protocol_hands_the_dtype_on(array: Any, rules: dict[str, list[str]],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numpy", reason="numpy.asarray(x, dtype) needs numpy")
+    monkeypatch.setattr(reference_impl.Tensor, "__array__", array, raising=False)
     assert _syntax_rules(NamespaceAdapter(reference_impl)) == rules
 
 

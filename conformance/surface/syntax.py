@@ -15,6 +15,8 @@ is listed as not called. The account has the shape of :func:`conformance.surface
 
 from __future__ import annotations
 
+import functools
+import importlib
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -252,6 +254,58 @@ def _iteration(probe: Probe, name_of: Callable[[object], str]) -> list[list[Any]
                          for p in problems[:2]]]]
 
 
+ARRAY_FORM = "numpy.asarray(x, dtype)"
+
+
+def _array_protocol(probe: Probe, public: Callable[[object], bool],
+                    name_of: Callable[[object], str]) -> list[list[Any]]:
+    """``numpy.asarray(x, dtype)``, where the Tensor defines ``__array__`` and numpy is
+    installed: a form like ``format(x, spec)``, numpy calling the Tensor's ``__array__``. Under
+    the mode the handler runs once with a callable of the Tensor class, ``x`` first and the
+    dtype as written after it (numpy hands it over positionally or as ``dtype=``, as its release
+    chooses, so either is taken), and its answer, an array of that dtype, is the value; a
+    handler's exception comes out as itself (TFM_SYNTAX_001, TFM_SYNTAX_002)."""
+    ad = probe.adapter
+    if not _defines(ad.Tensor, "__array__"):
+        return []
+    try:
+        numpy: Any = importlib.import_module("numpy")
+    except ImportError:  # the form needs numpy: not applicable
+        return []
+    dtype = numpy.dtype("float64")
+    problems: list[list[str]] = []
+    for behaviour in ("answer", "raise", "type_error"):
+        x = _tensors(ad)[0]
+        probe.typed_answer = numpy.zeros(2, dtype=dtype)
+        result, error = probe.call(functools.partial(numpy.asarray, x, dtype=dtype), (), {},
+                                   lambda b=behaviour: probe.mode(b))  # type: ignore[misc]
+        answer, probe.typed_answer = probe.typed_answer, None
+        if behaviour != "answer":
+            if probe.raised is not None and error is not probe.raised:
+                shown = "nothing" if error is None else f"{name_of(type(error))}: {text_of(error)}"
+                problems.append(["syntax_raise", f"the handler raised {probe.raised!r}; "
+                                 f"`{ARRAY_FORM}` raised {shown}"[:300]])
+            continue
+        if len(probe.calls) != 1:
+            seen = ", ".join(name_of(f) for _, f, *_ in probe.calls) or "no handler"
+            problems.append(["syntax", f"`{ARRAY_FORM}`: expected one run of the mode's handler, "
+                             f"saw: {seen}"])
+            continue
+        _, func, _, args, kwargs = probe.calls[0]
+        handed = [*args[1:], *(kwargs or {}).values()]
+        if not public(func):
+            problems.append(["syntax", f"`{ARRAY_FORM}`: the handler's func {name_of(func)} is "
+                             "not a callable of the Tensor class"])
+        if not args or args[0] is not x or not any(
+                isinstance(v, type(dtype)) and v == dtype for v in handed):
+            problems.append(["syntax", f"`{ARRAY_FORM}`: args were {_shown(args)}, kwargs "
+                             f"{_shown(kwargs)}: not x and the dtype written"])
+        if error is not None or result is not answer:
+            got = f"raised {name_of(type(error))}" if error is not None else _shown(result)
+            problems.append(["syntax", f"`{ARRAY_FORM}` gave {got}, not the handler's answer"])
+    return [[ARRAY_FORM, problems]]
+
+
 def _nothing() -> Any:
     import contextlib
 
@@ -287,7 +341,7 @@ def _defines(cls: type, method: str) -> bool:
 #: fault of the implementation during that part fails.
 GROUPS: dict[str, str] = {"operands": "operand", "index-ducks": "index_duck",
                           "properties": "property", "tensor-like": "tensor_like",
-                          "iteration": "iteration"}
+                          "iteration": "iteration", "array-protocol": "syntax"}
 
 
 def parts() -> list[tuple[str, str]]:
@@ -321,6 +375,8 @@ def syntax(adapter: Any, only: list[str] | None = None) -> dict[str, Any]:
         checked += _properties(probe, name_of)
     if wanted is None or "tensor-like" in wanted:
         checked += _tensor_like(probe)
+    if wanted is None or "array-protocol" in wanted:
+        checked += _array_protocol(probe, public, name_of)
     if wanted is None or "iteration" in wanted:
         checked += _iteration(probe, name_of)
     adapter.reset()
