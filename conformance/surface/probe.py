@@ -1,6 +1,7 @@
 """The calls of the surface sweep, in the implementation's sandbox, and what each handler saw.
 
-For each listed callable (:mod:`.listing`) with arguments built from its signature
+For each listed callable (:mod:`.listing`, and the sweep's own function decorated with the
+namespace's ``wrap_torch_function``, :mod:`.wrapped`) with arguments built from its signature
 (:mod:`.arguments`), five calls: under a recording mode that answers, one that raises, one that
 declines (with duck-typed objects in the tensor slots), with duck-typed objects and no mode, and
 inside ``DisableTorchFunction`` (and ``DisableTorchFunctionSubclass``). What differs from what
