@@ -129,6 +129,10 @@ NAMES: tuple[Name, ...] = (
     Name("overrides.get_testing_overrides", "`get_testing_overrides()`: a dict from every "
          "overridable callable to a function with the same parameters (the surface sweep "
          "calls each).", optional=BOTH),
+    Name("overrides.wrap_torch_function", "`wrap_torch_function(dispatcher)`: a decorator; "
+         "`wrap_torch_function(dispatcher)(f)` is `f` made to dispatch on the Python path, on "
+         "the objects `dispatcher` (of `f`'s parameters) returns, itself the handlers' func.",
+         optional=BOTH),
     # -- the 2022 generation -------------------------------------------------------------------
     Name("overrides.push_torch_function_mode", "`push_torch_function_mode(ctor)`: a context "
          "manager that calls `ctor(inner=<the current mode>)`, makes the result current and "
@@ -254,6 +258,10 @@ FEATURES: tuple[Feature, ...] = (
             "`overrides.get_testing_overrides()` (a dict from each callable to a function of "
             "the same parameters): the surface sweep calls each of them (an adapter declares "
             "it with an `overridable()` method).", BOTH, ("overrides.get_testing_overrides",)),
+    Feature("wrap-torch-function", "The namespace's decorator for functions written in "
+            "Python, `overrides.wrap_torch_function`: the surface sweep checks a function it "
+            "decorates with it as it checks a listed callable.", BOTH,
+            ("overrides.wrap_torch_function",)),
 
     Feature("syntax", "Calls written as syntax: generated scenarios evaluate `x + y`, `k + x`, "
             "`-x`, `x[k]` (also `x[(k,)]`, `x[[k]]`, `x[None]`) and `x.real` where they would "

@@ -31,6 +31,7 @@ __all__ = [
     "has_torch_function_variadic",
     "is_tensor_like",
     "push_torch_function_mode",
+    "wrap_torch_function",
 ]
 
 # The thread-local state itself (the mode slot), for the metaclass wrapper's fast path.
@@ -379,3 +380,4 @@ def is_tensor_like(inp: Any) -> bool:
 
 
 from reference_impl._listing import get_overridable_functions, get_testing_overrides  # noqa: E402
+from reference_impl._wrapping import wrap_torch_function  # noqa: E402

@@ -42,7 +42,8 @@ def test_the_copies_are_namespaces_of_their_generation() -> None:
     stack = NamespaceAdapter(copy_stack())
     assert stack.generation == "stack"
     assert stack.features == {"python-path", "surface", "syntax", "more-syntax", "setitem", "slicing",
-                              "comparisons", "more-operators", "conversions", "properties"}
+                              "comparisons", "more-operators", "conversions", "properties",
+                              "wrap-torch-function"}
 
 
 @pytest.mark.parametrize("path", contract.required() + contract.required("2022"))
@@ -93,10 +94,12 @@ def test_optional_names_give_features_not_errors() -> None:
     ns._C.DisableTorchFunctionSubclass = object
     assert NamespaceAdapter(ns).features == {"python-path", "disable-subclass", "surface", "syntax",
                                              "more-syntax", "setitem", "slicing", "comparisons",
-                                             "more-operators", "conversions", "properties"}
+                                             "more-operators", "conversions", "properties",
+                                             "wrap-torch-function"}
     assert NamespaceAdapter(copy_2022()).features == {
         "python-path", "subclass-as-mode", "raw-slot", "surface", "syntax", "more-syntax",
-        "setitem", "slicing", "comparisons", "more-operators", "conversions", "properties"}
+        "setitem", "slicing", "comparisons", "more-operators", "conversions", "properties",
+        "wrap-torch-function"}
     ns = copy_2022()
     ns._C.DisableTorchFunctionSubclass = object
     assert "disable-subclass" in NamespaceAdapter(ns).features

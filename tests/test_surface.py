@@ -4,6 +4,7 @@ scoped to callables excuse only there."""
 
 from __future__ import annotations
 
+import functools
 import typing
 from collections.abc import Callable
 from typing import Any
@@ -13,12 +14,17 @@ import pytest
 import reference_impl
 from conformance.adapter import NamespaceAdapter
 from conformance.expectations import NOWHERE, parse_scopes, parse_surface_scopes
-from conformance.surface import judge
+from conformance.surface import judge, probe
 from conformance.surface.arguments import TENSOR, construct, refine
 from conformance.surface.probe import sweep
 from conformance.surface.syntax import syntax
+from conformance.surface.wrapped import NAME as WRAPPED
 from reference_impl import Tensor
-from reference_impl.overrides import handle_torch_function, has_torch_function
+from reference_impl.overrides import (
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+)
 from spec.catalogue import load_catalogue
 
 
@@ -98,6 +104,7 @@ class Listing(NamespaceAdapter):
     def __init__(self, functions: list[Callable[..., Any]]) -> None:
         super().__init__(reference_impl)
         self.functions = functions
+        self.features = self.features - {"wrap-torch-function"}  # nor the sweep's own function
 
     def overridable(self) -> list[tuple[str, Callable[..., Any], Any]] | None:
         return [(f.__name__, f, None) for f in self.functions]
@@ -114,8 +121,37 @@ def _rules(functions: list[Callable[..., Any]]) -> dict[str, list[str]]:
 def test_reference_impl_passes_its_whole_listing() -> None:
     ad = NamespaceAdapter(reference_impl)
     listed, checked, not_called = judge.read(sweep(ad))
-    assert listed == len(reference_impl.overrides.get_testing_overrides()) == len(checked)
+    assert listed == len(reference_impl.overrides.get_testing_overrides()) + 1 == len(checked)
+    assert WRAPPED in [name for name, _ in checked]  # the function it decorates itself
     assert not not_called and all(not problems for _, problems in checked)
+
+
+def _skips_its_check(dispatcher: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda f: functools.wraps(f)(lambda *args, **kwargs: f(*args, **kwargs))
+
+
+def _hands_the_undecorated(dispatcher: Callable[..., Any]) -> Callable[..., Any]:
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def public(*args: Any, **kwargs: Any) -> Any:
+            relevant = tuple(dispatcher(*args, **kwargs))
+            if has_torch_function(relevant):
+                return handle_torch_function(f, relevant, *args, **kwargs)
+            return f(*args, **kwargs)
+        return public
+    return decorate
+
+
+@pytest.mark.parametrize(("decorator", "rules"), [
+    (_skips_its_check, ["TFM_REACH_009"]), (_hands_the_undecorated, ["TFM_ARGS_001"])])
+def test_a_wrap_torch_function_with_one_bug_fails_its_rule(
+        decorator: Callable[..., Any], rules: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reference_impl.overrides, "wrap_torch_function", decorator)
+    monkeypatch.setattr(probe, "_MADE", {})  # no listing made before the patch
+    ad = NamespaceAdapter(reference_impl)
+    listed, checked, not_called = judge.read(sweep(ad, [WRAPPED]))
+    verdict = judge.judge(listed, checked, not_called, ad.generation, ad.stack_version, {}, {})
+    assert verdict.table["functions"][WRAPPED]["rules"] == rules
 
 
 @pytest.mark.parametrize(("bug", "rules"), [
@@ -274,7 +310,18 @@ def _swallowing_add(self: Any, other: Any) -> Any:  # the NotImplemented wrappin
         return NotImplemented
 
 
+def _iterates(self: Any) -> Any:  # each element by indexing, which dispatches
+    return iter([self[i] for i in range(len(self))])
+
+
+def _iterates_past_the_handlers(self: Any) -> Any:
+    with reference_impl._C.DisableTorchFunction():
+        return iter([self[i] for i in range(len(self))])
+
+
 @pytest.mark.parametrize(("patch", "rules"), [
+    (("__iter__", _iterates), {}),
+    (("__iter__", _iterates_past_the_handlers), {"iter(s)": ["TFM_TYPES_006"]}),
     (("__add__", _swallowing_add), {"x + y": ["TFM_SYNTAX_002"]}),
     (("__add__", lambda self, other: reference_impl.Tensor.add(self, other)),
      {"Tensor.__add__(x, object())": ["TFM_SYNTAX_003"]}),
@@ -285,11 +332,34 @@ def _swallowing_add(self: Any, other: Any) -> Any:  # the NotImplemented wrappin
       else NotImplemented), {}),
     (("__radd__", lambda self, other: NotImplemented if isinstance(other, object) and not isinstance(
         other, (int, float)) else reference_impl.Tensor.neg(self)), {"2 + x": ["TFM_SYNTAX_001"]}),
-], ids=["handler-TypeError-swallowed", "unsupported-operand-raises", "getter-skips-the-mode",
-        "control", "reflected-op-hands-other-args"])
+], ids=["iter-control", "iter-computes-past-the-handlers", "handler-TypeError-swallowed",
+        "unsupported-operand-raises", "getter-skips-the-mode", "control",
+        "reflected-op-hands-other-args"])
 def test_each_single_bug_of_the_syntax_fails_its_rule(patch: tuple[str, Any], rules: dict[str, list[str]],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reference_impl.Tensor, *patch)
+    monkeypatch.setattr(reference_impl.Tensor, *patch, raising=False)
+    assert _syntax_rules(NamespaceAdapter(reference_impl)) == rules
+
+
+def _array(self: Any, dtype: Any = None) -> Any:  # numpy's protocol, dtype handed on positionally
+    if has_torch_function_unary(self):
+        return handle_torch_function(reference_impl.Tensor.__array__, (self,), self, dtype)
+    import numpy
+    return numpy.asarray(self.tolist(), dtype)
+
+
+def _array_drops_dtype(self: Any, dtype: Any = None) -> Any:
+    if has_torch_function_unary(self):
+        return handle_torch_function(reference_impl.Tensor.__array__, (self,), self)
+    return _array(self, dtype)
+
+
+@pytest.mark.parametrize(("array", "rules"), [
+    (_array, {}), (_array_drops_dtype, {"numpy.asarray(x, dtype)": ["TFM_SYNTAX_001"]})])
+def test_the_array_protocol_hands_the_dtype_on(array: Any, rules: dict[str, list[str]],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numpy", reason="numpy.asarray(x, dtype) needs numpy")
+    monkeypatch.setattr(reference_impl.Tensor, "__array__", array, raising=False)
     assert _syntax_rules(NamespaceAdapter(reference_impl)) == rules
 
 

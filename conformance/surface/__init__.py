@@ -3,8 +3,8 @@
 The scenarios of the suite reach a handful of functions by ordinary calls; this package checks
 every callable an implementation lists as overridable (torch:
 ``torch.overrides.get_testing_overrides()``), and the syntactic entry points of its Tensor
-(indexing, operators, conversions, dispatched properties), each under a recording mode and with
-duck-typed arguments. It owns four steps:
+(indexing, operators, conversions, ``iter``, ``numpy.asarray``, dispatched properties), each
+under a recording mode and with duck-typed arguments. It owns four steps:
 
 - :mod:`.listing` (runs in the implementation's sandbox): what the implementation lists, each
   callable with the name the certificate shows;

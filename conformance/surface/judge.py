@@ -26,8 +26,10 @@ CHECK_RULES: Mapping[str, str] = {
     # the syntactic entry points (conformance.surface.syntax)
     "syntax": "TFM_SYNTAX_001", "syntax_raise": "TFM_SYNTAX_002", "operand": "TFM_SYNTAX_003",
     "property": "TFM_SYNTAX_004", "index_duck": "TFM_ORDER_006", "tensor_like": "TFM_TYPES_006",
+    "iteration": "TFM_TYPES_006",
 }
-_SYNTAX_CHECKS = ("syntax", "syntax_raise", "operand", "property", "index_duck", "tensor_like")
+_SYNTAX_CHECKS = ("syntax", "syntax_raise", "operand", "property", "index_duck", "tensor_like",
+                  "iteration")
 #: Every rule the sweep of listed callables may fail, and those of the syntactic forms.
 RULES = tuple(sorted({*(r for c, r in CHECK_RULES.items() if c not in _SYNTAX_CHECKS),
                       "TFM_DISABLE_002"}))

@@ -1,6 +1,7 @@
 """The calls of the surface sweep, in the implementation's sandbox, and what each handler saw.
 
-For each listed callable (:mod:`.listing`) with arguments built from its signature
+For each listed callable (:mod:`.listing`, and the sweep's own function decorated with the
+namespace's ``wrap_torch_function``, :mod:`.wrapped`) with arguments built from its signature
 (:mod:`.arguments`), five calls: under a recording mode that answers, one that raises, one that
 declines (with duck-typed objects in the tensor slots), with duck-typed objects and no mode, and
 inside ``DisableTorchFunction`` (and ``DisableTorchFunctionSubclass``). What differs from what
@@ -29,6 +30,7 @@ from ..safe import repr_of, text_of
 from .alone import check_alone
 from .arguments import Construction, construct, refine
 from .listing import Listed, listed, namer, same_callable
+from .wrapped import wrapped_entry
 
 __all__ = ["Probe", "names", "sweep"]
 
@@ -317,7 +319,10 @@ _MADE: dict[int, tuple[list[Listed] | None, Probe, Callable[[object], str]]] = {
 def _made(adapter: Any) -> tuple[list[Listed] | None, Probe, Callable[[object], str]]:
     if id(adapter) not in _MADE:
         _MADE.clear()
-        _MADE[id(adapter)] = (listed(adapter), Probe(adapter), namer(getattr(adapter, "ns", None)))
+        entries, extra = listed(adapter), wrapped_entry(adapter)
+        if entries is not None and extra is not None:  # checked as the listed callables are
+            entries = sorted([*entries, extra], key=lambda entry: entry.name)
+        _MADE[id(adapter)] = (entries, Probe(adapter), namer(getattr(adapter, "ns", None)))
     return _MADE[id(adapter)]
 
 

@@ -15,6 +15,8 @@ is listed as not called. The account has the shape of :func:`conformance.surface
 
 from __future__ import annotations
 
+import functools
+import importlib
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -204,6 +206,106 @@ def _tensor_like(probe: Probe) -> list[list[Any]]:
     return out
 
 
+def _iteration(probe: Probe, name_of: Callable[[object], str]) -> list[list[Any]]:
+    """``iter(s)`` for an instance ``s`` of a subclass whose handler records each dispatch and
+    defers to the default handler: the iteration reaches that handler at least once, each time
+    with ``s`` as ``args[0]`` and the subclass in ``types``, and what it yields is what the
+    handlers gave (their iterator itself, or each element a handler's answer or an element of
+    a tuple or list one answered), not values computed past the handler (TFM_TYPES_006). An
+    implementation may dispatch ``iter`` itself or the Tensor methods it is made of (torch:
+    ``dim``, then ``unbind``)."""
+    ad = probe.adapter
+    if not _defines(ad.Tensor, "__iter__"):
+        return []
+    runs: list[tuple[Any, tuple[type, ...], tuple[Any, ...], Any]] = []
+    made: list[type] = []
+
+    def handler(cls: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        base: Any = super(made[0], cls)
+        answer = base.__torch_function__(func, types, args, kwargs)
+        runs.append((func, tuple(types), tuple(args), answer))
+        return answer
+
+    sub = type(ad.Tensor)("Iterated", (ad.Tensor,), {"__torch_function__": classmethod(handler)})
+    made.append(sub)
+    with ad.disable():
+        s = ad.tensor([1.0, 2.0]).as_subclass(sub)
+    try:
+        iterator = iter(s)
+        elements: Any = list(iterator)
+    except Exception as exc:  # judged below: the iteration must give what the handlers gave
+        iterator, elements = None, exc
+    given = [answer for *_, answer in runs]
+    problems = []
+    if not runs:
+        problems.append("no handler ran")
+    for func, types, args, _ in runs:
+        if not args or args[0] is not s or sub not in types:
+            problems.append(f"the handler ran for {name_of(func)} with args {_shown(args)} and "
+                            f"types {_shown(types)}")
+    if isinstance(elements, Exception):
+        problems.append(f"the iteration raised {name_of(type(elements))}: {text_of(elements)}")
+    elif not any(iterator is g for g in given) and not all(
+            any(e is g or (isinstance(g, (tuple, list)) and any(e is f for f in g))
+                for g in given) for e in elements):
+        problems.append(f"it yielded {_shown(elements)}, not what the handlers gave "
+                        f"({', '.join(name_of(f) for f, *_ in runs) or 'none ran'})")
+    return [["iter(s)", [["iteration", f"iterating a subclass instance: {p}"[:300]]
+                         for p in problems[:2]]]]
+
+
+ARRAY_FORM = "numpy.asarray(x, dtype)"
+
+
+def _array_protocol(probe: Probe, public: Callable[[object], bool],
+                    name_of: Callable[[object], str]) -> list[list[Any]]:
+    """``numpy.asarray(x, dtype)``, where the Tensor defines ``__array__`` and numpy is
+    installed: a form like ``format(x, spec)``, numpy calling the Tensor's ``__array__``. Under
+    the mode the handler runs once with a callable of the Tensor class, ``x`` first and the
+    dtype as written after it (numpy hands it over positionally or as ``dtype=``, as its release
+    chooses, so either is taken), and its answer, an array of that dtype, is the value; a
+    handler's exception comes out as itself (TFM_SYNTAX_001, TFM_SYNTAX_002)."""
+    ad = probe.adapter
+    if not _defines(ad.Tensor, "__array__"):
+        return []
+    try:
+        numpy: Any = importlib.import_module("numpy")
+    except ImportError:  # the form needs numpy: not applicable
+        return []
+    dtype = numpy.dtype("float64")
+    problems: list[list[str]] = []
+    for behaviour in ("answer", "raise", "type_error"):
+        x = _tensors(ad)[0]
+        probe.typed_answer = numpy.zeros(2, dtype=dtype)
+        result, error = probe.call(functools.partial(numpy.asarray, x, dtype=dtype), (), {},
+                                   lambda b=behaviour: probe.mode(b))  # type: ignore[misc]
+        answer, probe.typed_answer = probe.typed_answer, None
+        if behaviour != "answer":
+            if probe.raised is not None and error is not probe.raised:
+                shown = "nothing" if error is None else f"{name_of(type(error))}: {text_of(error)}"
+                problems.append(["syntax_raise", f"the handler raised {probe.raised!r}; "
+                                 f"`{ARRAY_FORM}` raised {shown}"[:300]])
+            continue
+        if len(probe.calls) != 1:
+            seen = ", ".join(name_of(f) for _, f, *_ in probe.calls) or "no handler"
+            problems.append(["syntax", f"`{ARRAY_FORM}`: expected one run of the mode's handler, "
+                             f"saw: {seen}"])
+            continue
+        _, func, _, args, kwargs = probe.calls[0]
+        handed = [*args[1:], *(kwargs or {}).values()]
+        if not public(func):
+            problems.append(["syntax", f"`{ARRAY_FORM}`: the handler's func {name_of(func)} is "
+                             "not a callable of the Tensor class"])
+        if not args or args[0] is not x or not any(
+                isinstance(v, type(dtype)) and v == dtype for v in handed):
+            problems.append(["syntax", f"`{ARRAY_FORM}`: args were {_shown(args)}, kwargs "
+                             f"{_shown(kwargs)}: not x and the dtype written"])
+        if error is not None or result is not answer:
+            got = f"raised {name_of(type(error))}" if error is not None else _shown(result)
+            problems.append(["syntax", f"`{ARRAY_FORM}` gave {got}, not the handler's answer"])
+    return [[ARRAY_FORM, problems]]
+
+
 def _nothing() -> Any:
     import contextlib
 
@@ -238,7 +340,8 @@ def _defines(cls: type, method: str) -> bool:
 #: The checks besides the forms, by the name a request for one part gives, with the check a
 #: fault of the implementation during that part fails.
 GROUPS: dict[str, str] = {"operands": "operand", "index-ducks": "index_duck",
-                          "properties": "property", "tensor-like": "tensor_like"}
+                          "properties": "property", "tensor-like": "tensor_like",
+                          "iteration": "iteration", "array-protocol": "syntax"}
 
 
 def parts() -> list[tuple[str, str]]:
@@ -272,6 +375,10 @@ def syntax(adapter: Any, only: list[str] | None = None) -> dict[str, Any]:
         checked += _properties(probe, name_of)
     if wanted is None or "tensor-like" in wanted:
         checked += _tensor_like(probe)
+    if wanted is None or "array-protocol" in wanted:
+        checked += _array_protocol(probe, public, name_of)
+    if wanted is None or "iteration" in wanted:
+        checked += _iteration(probe, name_of)
     adapter.reset()
     return {"listed": len(checked) + len(not_called), "checked": checked, "not_called": not_called}
 
