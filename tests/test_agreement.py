@@ -53,3 +53,31 @@ def test_a_redispatch_that_passes_alpha_to_a_function_without_it_is_unspecified(
         "call": {"func": "sub", "args": [], "kwargs": {"input": "D", "other": "plain"}},
     })
     predict(without_alpha)  # the same redispatch without alpha is specified
+
+
+def _max_redispatched_to_add(first: str, kind: str) -> Scenario:
+    return scenario_from_dict({
+        "modes": [{"name": "A", "behaviour": {"default": "forward",
+                                               "on": {"max": {"redispatch": "Tensor.add"}}}}],
+        "classes": [{"name": "C", "kind": kind, "behaviour": {"return": 0}}],
+        "setup": [{"push": "A"}],
+        "call": {"func": "max", "args": [first, "plain" if first == "C" else "C"]},
+    })
+
+
+def test_a_method_redispatch_onto_an_object_that_is_not_a_tensor_is_unspecified() -> None:
+    # Found by a thorough run (20,000 scenarios): a mode redispatches max(C, plain) to
+    # Tensor.add, C a duck-typed class. The model predicted C's handler for Tensor.add;
+    # reference_impl calls the method on its first argument and raised AttributeError ('C'
+    # object has no attribute 'add'), torch's Tensor.add refuses a self that is not a Tensor
+    # (a TypeError). No rule says what a Tensor method called on another object does, so the
+    # model must not predict it and the four MUST rules it cost must not fail.
+    with pytest.raises(Unspecified, match="Tensor.add is a Tensor method"):
+        predict(_max_redispatched_to_add("C", "duck"))
+    for specified in (_max_redispatched_to_add("C", "tensor"), _max_redispatched_to_add("plain", "duck")):
+        expected = predict(specified)  # a Tensor first: specified, and reference_impl agrees
+        try:
+            observed, naming = execute(specified, ADAPTER)
+        finally:
+            assert not ADAPTER.reset()
+        assert not differences(expected, observed, naming)

@@ -177,6 +177,12 @@ class Handlers(SetupSteps):
                 raise Unspecified(f"{action.target} does not take the arguments of {h.func}")
             if FUNCS[action.target].method and not h.args:
                 raise Unspecified(f"{action.target} needs its tensor positionally")
+            if FUNCS[action.target].method and not (
+                    isinstance(h.args[0], SymTensor) and self.world.is_tensor_class(h.args[0].cls)):
+                # a method is called on its first argument: an object that is not a Tensor has
+                # no such method, and no rule says what calling it through the class does
+                raise Unspecified(f"{action.target} is a Tensor method: its first argument is "
+                                  "not a Tensor")
             if "alpha" in (h.kwargs or {}) and not FUNCS[action.target].alpha:
                 raise Unspecified(f"{action.target} takes no alpha (the call's {h.func} did)")
             if not action.reenter:
