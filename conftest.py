@@ -12,8 +12,9 @@ from hypothesis import settings
 
 from conformance import plugin, profiles
 
-#: --dist loadgroup keeps each xdist_group on one worker on every pytest (tests/xdist_groups.py)
-pytest_plugins = ["tests.xdist_groups"]
+#: --dist loadgroup keeps each xdist_group on one worker on every pytest (tests/xdist_groups.py);
+#: a session that starts the same run of the suite twice fails (tests/suite_runs.py)
+pytest_plugins = ["tests.xdist_groups", "tests.suite_runs"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

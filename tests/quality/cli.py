@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests import suite_runs
+
 REPO = Path(__file__).resolve().parents[2]
 #: The profile of these runs: dev's examples without the shrink phase (conformance.profiles).
 #: They read verdicts, not the shrunk scenarios, and shrinking was most of a failing run's time.
@@ -71,12 +73,14 @@ def suite_command(impl: str, reports_dir: Path, extra: Sequence[str] = (),
 def run_suite(impl: str, workdir: Path, extra: Sequence[str] = (), timeout: float = 1800,
               cwd: Path = REPO, env_extra: dict[str, str] | None = None,
               stale_reports: bool = False, seed: str | None = SEED,
-              profile: str | None = PROFILE) -> SuiteRun:
+              profile: str | None = PROFILE, again: str | None = None) -> SuiteRun:
     """Run the suite on ``impl`` in a subprocess and read its certificate (None if absent).
 
     Each run gets its own hypothesis storage directory (the triage profile, as dev, keeps
     an example database), so no run replays another implementation's failures. ``stale_reports`` first
     fills the reports folder with files of an imaginary earlier run (each holding STALE).
+    The run is noted in the session's log of runs (tests/suite_runs.py), which fails a session
+    that starts the same run twice; ``again`` says why this one repeats another on purpose.
     """
     reports = workdir / "reports"
     if stale_reports:
@@ -87,9 +91,11 @@ def run_suite(impl: str, workdir: Path, extra: Sequence[str] = (), timeout: floa
     env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(workdir / ".hypothesis")
     env.update(env_extra or {})
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    command = suite_command(impl, reports, extra, seed, profile)
+    suite_runs.note(command, cwd, env_extra or {}, again)
     start = time.perf_counter()
     try:
-        proc = subprocess.run(suite_command(impl, reports, extra, seed, profile), cwd=cwd, env=env, text=True,
+        proc = subprocess.run(command, cwd=cwd, env=env, text=True,
                               capture_output=True, timeout=timeout, check=False)
         returncode, output = proc.returncode, proc.stdout + proc.stderr
     except subprocess.TimeoutExpired as exc:
@@ -111,6 +117,15 @@ def mutant_run(factory: pytest.TempPathFactory, impl: str) -> SuiteRun:
     modules certifying it share: test_mutants_certified, test_blame, test_reproducible_verdicts'
     seed 0, and the clean run (``shared_run``: one run per session, whichever asks first)."""
     return shared_run(factory, impl, timeout=MUTANT_TIMEOUT)
+
+
+def certification(factory: pytest.TempPathFactory) -> SuiteRun:
+    """reference_impl's ``--certify`` run (its own profile and no seed), started from a folder
+    outside the repository as a user starts it, made once per session: test_randomness reads
+    the settings it records, test_reproducible_verdicts compares its verdicts with the seeded
+    runs'."""
+    return shared_run(factory, "reference_impl", ("--certify",), timeout=MUTANT_TIMEOUT,
+                      seed=None, profile=None, outside=True)
 
 
 def clean_run(factory: pytest.TempPathFactory) -> SuiteRun:
@@ -149,7 +164,8 @@ def _load(folder: Path, spec: dict[str, Any]) -> SuiteRun:
 
 def shared_run(factory: pytest.TempPathFactory, impl: str, extra: Sequence[str] = (),
                timeout: float = 1800, env_extra: dict[str, str] | None = None,
-               seed: str | None = SEED, profile: str | None = PROFILE) -> SuiteRun:
+               seed: str | None = SEED, profile: str | None = PROFILE,
+               outside: bool = False) -> SuiteRun:
     """``run_suite``'s run, made once per session for all the tests that ask for the same one.
 
     The same implementation, options, timeout, environment and interpreter make the same run:
@@ -157,21 +173,26 @@ def shared_run(factory: pytest.TempPathFactory, impl: str, extra: Sequence[str] 
     on its lock file, then each reads the result from disk (its own copy of the certificate).
     A run that failed or timed out is every asker's failure. Each session starts with an empty
     folder (``_session_root``), so no result of an earlier session is ever returned.
+    ``outside`` runs it from a folder of the session's outside the repository, as a user
+    would, rather than from the repository's root.
     """
     inherited = {k: v for k, v in os.environ.items()
                  if not k.startswith(("PYTEST_", "TFMODE_"))}
     spec: dict[str, Any] = {"impl": impl, "extra": [str(e) for e in extra], "timeout": timeout,
                             "env_extra": env_extra or {}, "seed": seed, "profile": profile,
-                            "python": sys.executable, "cwd": str(REPO), "environ": inherited}
+                            "python": sys.executable, "outside": outside, "environ": inherited}
     key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
-    folder = _session_root(factory) / "shared-runs" / key
+    root = _session_root(factory)
+    folder = root / "shared-runs" / key
+    cwd = root / "outside" if outside else REPO
+    cwd.mkdir(parents=True, exist_ok=True)
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "lock", "w", encoding="utf-8") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # held while the run is made, by one asker only
         if not (folder / "run.json").exists():
             workdir = Path(tempfile.mkdtemp(prefix="run-", dir=folder))
-            run = run_suite(impl, workdir, extra, timeout, env_extra=env_extra, seed=seed,
-                            profile=profile)
+            run = run_suite(impl, workdir, extra, timeout, cwd=cwd, env_extra=env_extra,
+                            seed=seed, profile=profile)
             result = {"spec": spec, "returncode": run.returncode, "seconds": run.seconds,
                       "output": run.output, "reports": str(run.reports)}
             partial = folder / "run.json.partial"

@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests import suite_runs
+
 from .cli import REPO
 
 ASKING_MODULE = '''
@@ -39,7 +41,8 @@ def test_ask_twice(tmp_path_factory):
 
 def _session(folder: Path, log: Path) -> tuple[list[list[object]], list[Path]]:
     """The askers' records and the folders of the runs made, after one session in ``folder``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TFMODE_"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "TFMODE_")) and k != suite_runs.RUN_LOG}
     env.update(SHARED_LOG=str(log), PYTHONPATH=os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]))
     log.unlink(missing_ok=True)
     proc = subprocess.run(

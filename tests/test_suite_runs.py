@@ -1,0 +1,95 @@
+"""The guard against paying for one run of the suite twice (tests/suite_runs.py).
+
+A session whose tests start the same command line of the suite twice — on two pytest-xdist
+workers, as a module's pool did when the worker grouping was lost, or from two tests that do
+not share it — must fail, naming the run and who asked; the same tests sharing the run
+(``cli.shared_run``) pass. The runs asked for are ones the suite refuses at once (a bad option):
+what is guarded is the starting, not what the run finds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tests import suite_runs
+
+REPO = Path(__file__).resolve().parents[1]
+
+TWICE = '''
+import pytest
+
+from tests.quality.cli import {call}
+
+
+@pytest.mark.parametrize("n", range(2))
+def test_ask(tmp_path_factory, n):
+    run = {call}({args})
+    assert run.returncode == 4  # the suite refuses the bad option
+'''
+RUN = "run_suite", '"reference_impl", tmp_path_factory.mktemp("r"), ("--rule-timeout", "abc")'
+SHARED = "shared_run", 'tmp_path_factory, "reference_impl", ("--rule-timeout", "abc")'
+
+
+def _session(folder: Path, call: str, args: str) -> subprocess.CompletedProcess[str]:
+    (folder / "test_twice.py").write_text(TWICE.format(call=call, args=args), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "TFMODE_")) and k != suite_runs.RUN_LOG}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "2", "--dist", "load", "-p", "tests.suite_runs",
+         "-p", "no:cacheprovider", "-q", "--rootdir", str(folder), "--basetemp",
+         str(folder / "base"), str(folder / "test_twice.py")],
+        cwd=folder, env=env, capture_output=True, text=True, timeout=600, check=False)
+
+
+def test_a_session_that_starts_one_run_twice_fails(tmp_path: Path) -> None:
+    done = _session(tmp_path, *RUN)
+    output = done.stdout + done.stderr
+    assert "2 passed" in output, output  # each test passed: the session fails after them
+    assert done.returncode != 0, output
+    assert "a run of the suite was started 2 times" in output, output
+    assert "--impl reference_impl" in output and "test_twice.py::test_ask[0]" in output, output
+
+
+def test_a_session_that_shares_the_run_passes(tmp_path: Path) -> None:
+    done = _session(tmp_path, *SHARED)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_key_leaves_out_temporary_folders_only() -> None:
+    tmp = tempfile.gettempdir()
+    one = suite_runs.key_of(["python", "--reports-dir", f"{tmp}/a/reports", "--impl", "m"],
+                            f"{tmp}/a", {"PYTHONPATH": f"{tmp}/a/modules"})
+    two = suite_runs.key_of(["python", "--reports-dir", f"{tmp}/b/reports", "--impl", "m"],
+                            f"{tmp}/b", {"PYTHONPATH": f"{tmp}/b/modules"})
+    assert one == two
+    assert suite_runs.key_of(["python", "--impl", "m"], REPO, {}) != suite_runs.key_of(
+        ["python", "--impl", "n"], REPO, {})
+    assert suite_runs.key_of(["python"], REPO, {}) != suite_runs.key_of(["python"], f"{tmp}/x", {})
+    assert suite_runs.key_of(["python"], REPO, {}) != suite_runs.key_of(["python"], REPO, {"A": "1"})
+
+
+def test_the_same_command_on_edited_implementation_files_is_another_run(tmp_path: Path) -> None:
+    folder = tmp_path / "pkgs"
+    (folder / "impl").mkdir(parents=True)
+    (folder / "impl" / "__init__.py").write_text("x = 1\n", encoding="utf-8")
+    command = ["python", "--impl", "impl", "--impl-path", str(folder)]
+    before = suite_runs.key_of(command, REPO, {})
+    assert suite_runs.key_of(command, REPO, {}) == before
+    (folder / "impl" / "__init__.py").write_text("x = 2\n", encoding="utf-8")
+    assert suite_runs.key_of(command, REPO, {}) != before
+
+
+def test_a_deliberate_repeat_is_not_counted() -> None:
+    def line(test: str, again: str | None = None) -> str:
+        return json.dumps({"key": json.dumps({"command": ["py", "-m", "pytest"]}), "again": again,
+                           "test": test, "worker": "gw0"})
+
+    assert suite_runs.repeats([line("t1"), line("t2", again="on purpose")]) == []
+    found = suite_runs.repeats([line("t1"), line("t2"), ""])
+    assert found == ["started 2 times: -m pytest; asked by t1 [gw0], t2 [gw0]"]
