@@ -72,7 +72,7 @@ def test_a_method_redispatch_onto_an_object_that_is_not_a_tensor_is_unspecified(
     # object has no attribute 'add'), torch's Tensor.add refuses a self that is not a Tensor
     # (a TypeError). No rule says what a Tensor method called on another object does, so the
     # model must not predict it and the four MUST rules it cost must not fail.
-    with pytest.raises(Unspecified, match="Tensor.add is a Tensor method"):
+    with pytest.raises(Unspecified, match=r"Tensor\.add is a Tensor method"):
         predict(_max_redispatched_to_add("C", "duck"))
     for specified in (_max_redispatched_to_add("C", "tensor"), _max_redispatched_to_add("plain", "duck")):
         expected = predict(specified)  # a Tensor first: specified, and reference_impl agrees
