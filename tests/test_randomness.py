@@ -26,6 +26,7 @@ from conformance.adapter import Adapter, load_adapter
 from conformance.check import Checked, check
 from conformance.observed import Observed, hypothesis_section
 from spec.model import Scenario, scenario_to_dict
+from tests.quality.cli import certification
 
 pytest_plugins = ("pytester",)
 
@@ -114,12 +115,15 @@ def suite(cwd: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict
     return done, json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_certify_from_another_folder_runs_the_certify_settings(tmp_path: Path) -> None:
+def test_certify_from_another_folder_runs_the_certify_settings(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
     # pytest finds the repository's conftest.py on its way to the suite; it must not change the
-    # profile, and the certificate must say what the tests read back.
-    done, cert = suite(tmp_path, "--certify")
-    assert done.returncode == 0, done.stdout[-3000:]
-    recorded = cert["hypothesis"]
+    # profile, and the certificate must say what the tests read back. The run is the session's
+    # one certification of reference_impl from a folder outside the repository (shared with
+    # tests/quality/test_reproducible_verdicts.py).
+    run = certification(tmp_path_factory)
+    assert run.returncode == 0 and run.certificate is not None, run.tail()
+    recorded = run.certificate["hypothesis"]
     assert recorded["derandomize"] is True
     assert recorded["max_examples"] == profiles.PROFILES["certify"]["max_examples"]
     assert (recorded["profile"], recorded["database"], recorded["disagreements"]) == (
