@@ -49,7 +49,8 @@ def spans(chosen: Sequence[str], order: Sequence[str]) -> str:
     return ", ".join(run[0] if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)
 
 
-def _snippets(expected_dir: Path, release: str) -> dict[str, dict[str, str]]:
+def expected_entries(expected_dir: Path, release: str) -> dict[str, dict[str, str]]:
+    """The reason and snippet of each rule in ``torch-<release>.toml`` (none if there is no file)."""
     path = expected_dir / f"torch-{release}.toml"
     if not path.exists():
         return {}
@@ -64,7 +65,7 @@ def divergences(certificates: Sequence[Mapping[str, Any]],
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     for cert in certificates:
         release = release_of(cert)
-        listed = _snippets(expected_dir, release)
+        listed = expected_entries(expected_dir, release)
         for rule_id, entry in cert["rules"].items():
             if entry.get("verdict") != "expected_failure":
                 continue
@@ -87,7 +88,6 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
              "   and conformance/expected_failures/; do not edit it by hand.", ""]
     if not certificates:
         return "\n".join(lines + ["No torch release is certified yet.", ""])
-    lines += glance(certificates, groups)
     lines += [f"Releases, oldest first: {', '.join(order)}. The rules whose verdict is not the "
               "same on every release come first; the rules that hold on every release, and "
               "those that apply to none, are listed after them.", ""]
@@ -120,7 +120,7 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
         lines += ["No torch release certified here diverges from a rule.", ""]
     for (rule_id, snippet), group in groups.items():
         title = f"{rule_id} on {spans(group['releases'], order)}"
-        lines += [f".. _{group['label']}:", "", title, "~" * len(title), "", _plain(group["reason"]),
+        lines += [f".. _{group['label']}:", "", title, "~" * len(title), "", plain(group["reason"]),
                   ""]
         if snippet:
             lines += [".. code-block:: python", ""]
@@ -144,34 +144,7 @@ def status_of(rule_id: str, certificates: Sequence[Mapping[str, Any]],
     return found
 
 
-def glance(certificates: Sequence[Mapping[str, Any]],
-           groups: Mapping[tuple[str, str], Mapping[str, Any]]) -> list[str]:
-    """One row per release, newest first: the level reached, the MUST rules that hold, and
-    what it breaks, each rule linked to its divergence (reason and snippet)."""
-    lines = ["Releases at a glance", "--------------------", "",
-             ".. list-table::", "   :header-rows: 1", "   :class: tfm-glance", "",
-             "   * - release", "     - level", "     - MUST rules that hold",
-             "     - what it breaks (each linked to its reason and snippet)"]
-    for cert in reversed(certificates):
-        release = release_of(cert)
-        rules = cert["rules"]
-        must = [e for e in rules.values() if e.get("level") in ("MUST", "MUST NOT")
-                and e.get("verdict") != "not_applicable"]
-        holding = sum(e.get("verdict") == "pass" for e in must)
-        broken: list[str] = []
-        for rule_id, entry in rules.items():
-            if entry.get("verdict") == "expected_failure":
-                label = next((g["label"] for (rid, _), g in groups.items()
-                              if rid == rule_id and release in g["releases"]), None)
-                broken.append(f":ref:`{rule_id} <{label}>`" if label else rule_id)
-            elif entry.get("verdict") == "fail":
-                broken.append(f"**{rule_id}** (fails)")
-        lines += [f"   * - {release}", f"     - {cert['level']['reached']}",
-                  f"     - {holding}/{len(must)}", f"     - {', '.join(broken) or 'nothing'}"]
-    return [*lines, ""]
-
-
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
     """``text`` as reStructuredText that shows it as written: a reason is prose, not markup
     (``Tensor.add_`` would be a reference, ``*args`` an emphasis)."""
     return re.sub(r"([\\_*`|<>\[\]])", r"\\\1", text)
