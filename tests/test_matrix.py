@@ -120,11 +120,42 @@ def test_a_rule_added_since_a_certificate_is_no_change_and_no_untested(tmp_path:
         cert["implementation"]["release"] = release
     del middle["rules"]["TFM_ORDER_001"]  # certified before the rule existed
     text = evolution.render_evolution([older, middle, newer], tmp_path)
-    entry = text.split(":rule:`TFM_ORDER_001`", 1)[1].split("* :rule:", 1)[0]
-    assert "not yet in the specification it was certified against: 2.98.0" in entry
-    assert "changed: never" in entry and "untested" not in entry
+    assert "* :rule:`TFM_ORDER_001`" not in text  # no change: among the rules that hold
+    rest = text.split("Hold wherever they apply and are tested", 1)[1].split("Divergences", 1)[0]
+    line = next(line for line in rest.splitlines() if ":rule:`TFM_ORDER_001`" in line)
+    assert line.startswith("* holds: 2.97.0, 2.99.0; not yet in the specification it was "
+                           "certified against: 2.98.0 (1): ")
+    assert "untested" not in line
     row = matrix.render([older, middle, newer]).split(":rule:`TFM_ORDER_001`", 1)[1]
     assert [line.strip() for line in row.splitlines()[2:5]] == ["- ✓", "- —", "- ✓"]
+
+
+def test_evolution_lists_changed_rules_then_divergent_ones_then_the_rest(tmp_path: Path) -> None:
+    base = json.loads((CERTIFICATES / "torch-2.13.0.json").read_text())
+    for entry in base["rules"].values():
+        entry["verdict"] = "pass"
+    first, second, third = (json.loads(json.dumps(base)) for _ in range(3))
+    for cert, release in ((first, "2.97.0"), (second, "2.98.0"), (third, "2.99.0")):
+        cert["implementation"]["release"] = release
+    third["rules"]["TFM_TYPES_002"]["verdict"] = "expected_failure"  # changed at 2.99.0
+    for cert in (first, second, third):  # diverges everywhere
+        cert["rules"]["TFM_ARGS_001"]["verdict"] = "expected_failure"
+    first["rules"]["TFM_ARGS_002"]["verdict"] = "not_applicable"  # an applicability flip only
+    first["rules"]["TFM_ARGS_004"]["verdict"] = "not_applicable"  # a flip, then a change
+    third["rules"]["TFM_ARGS_004"]["verdict"] = "fail"
+    second["rules"]["TFM_ORDER_002"]["verdict"] = "untested"  # untested is no change
+    text = evolution.render_evolution([first, second, third], tmp_path)
+    changed = text.split("Changed between releases (2)", 1)[1].split("Diverge on every", 1)[0]
+    diverging = text.split("Diverge on every release they apply to (1)", 1)[1].split(
+        "Hold wherever", 1)[0]
+    rest = text.split("Hold wherever they apply and are tested (", 1)[1].split("Divergences", 1)[0]
+    assert changed.index(":rule:`TFM_TYPES_002`") < changed.index(":rule:`TFM_ARGS_004`")
+    assert "changed: 2.99.0 (holds → diverges (expected failure))" in changed
+    assert ":rule:`TFM_ARGS_001`" in diverging and "TFM_ARGS_004" not in diverging
+    assert "* holds: 2.97.0–2.99.0 (" in rest
+    for rule_id in ("TFM_ARGS_002", "TFM_ORDER_002", "TFM_ORDER_001"):
+        assert f":rule:`{rule_id}`" in rest and f"* :rule:`{rule_id}`" not in text
+    assert "* holds: 2.98.0–2.99.0; not applicable: 2.97.0 (1): :rule:`TFM_ARGS_002`." in rest
 
 
 def test_a_compiled_certificate_is_its_own_column_and_not_a_release(tmp_path: Path) -> None:
