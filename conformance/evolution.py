@@ -49,7 +49,8 @@ def spans(chosen: Sequence[str], order: Sequence[str]) -> str:
     return ", ".join(run[0] if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)
 
 
-def _snippets(expected_dir: Path, release: str) -> dict[str, dict[str, str]]:
+def expected_entries(expected_dir: Path, release: str) -> dict[str, dict[str, str]]:
+    """The reason and snippet of each rule in ``torch-<release>.toml`` (none if there is no file)."""
     path = expected_dir / f"torch-{release}.toml"
     if not path.exists():
         return {}
@@ -64,7 +65,7 @@ def divergences(certificates: Sequence[Mapping[str, Any]],
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     for cert in certificates:
         release = release_of(cert)
-        listed = _snippets(expected_dir, release)
+        listed = expected_entries(expected_dir, release)
         for rule_id, entry in cert["rules"].items():
             if entry.get("verdict") != "expected_failure":
                 continue
@@ -87,32 +88,37 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
              "   and conformance/expected_failures/; do not edit it by hand.", ""]
     if not certificates:
         return "\n".join(lines + ["No torch release is certified yet.", ""])
-    lines += glance(certificates, groups)
-    lines += [f"Releases, oldest first: {', '.join(order)}. The rules whose verdict is not the "
-              "same on every release come first; the rules that hold on every release, and "
-              "those that apply to none, are listed after them.", ""]
-    uniform: dict[str, list[str]] = {"pass": [], "not_applicable": []}
-    for rule in load_catalogue().rules:
-        verdicts = [c["rules"].get(rule.id, {}).get("verdict", "absent") for c in certificates]
-        same = set(verdicts)  # a release certified before the rule existed keeps it listed
-        if len(same) == 1 and next(iter(same)) in uniform:
-            uniform[next(iter(same))].append(rule.id)
-            continue
-        lines += [f"* :rule:`{rule.id}` ({rule.level}) — {rule.title}", ""]
-        for words, shown, labels in status_of(rule.id, certificates, groups):
-            line = f"  - {words}: {shown}"
-            if labels:
-                line += " — " + ", ".join(f":ref:`{label}`" for label in labels)
-            lines.append(line)
-        # a certificate made before the rule existed says nothing of it: no change
-        known = [(r, v) for r, v in zip(order, verdicts, strict=True) if v != "absent"]
-        changes = [f"{known[i][0]} ({VERDICT_WORDS[known[i - 1][1]]} → {VERDICT_WORDS[known[i][1]]})"
-                   for i in range(1, len(known)) if known[i][1] != known[i - 1][1]]
-        lines += [f"  - changed: {', '.join(changes) if changes else 'never'}", ""]
-    for verdict, words in (("pass", "Hold on every release"), ("not_applicable", "Apply to no release")):
-        if uniform[verdict]:
-            lines += [f"{words} ({len(uniform[verdict])}): "
-                      + ", ".join(f":rule:`{r}`" for r in uniform[verdict]) + ".", ""]
+    lines += [f"Releases, oldest first: {', '.join(order)}. First the rules whose verdict "
+              "changed from one release to another (a rule that starts or stops applying, as "
+              "the 2022 generation gives way to the stack generation, has not changed its "
+              "verdict by that alone), then those that diverge on every release they apply "
+              "to; the rest, which hold wherever they apply and are tested, are listed by "
+              "pattern after them.",
+              ""]
+    kinds: dict[str, list[str]] = {"changed": [], "diverges": [], "rest": []}
+    rules = {rule.id: rule for rule in load_catalogue().rules}
+    for rule_id in rules:
+        kinds[kind_of([c["rules"].get(rule_id, {}).get("verdict", "absent")
+                       for c in certificates])].append(rule_id)
+    for kind, heading in (("changed", "Changed between releases"),
+                          ("diverges", "Diverge on every release they apply to")):
+        title = f"{heading} ({len(kinds[kind])})"
+        lines += [title, "~" * len(title), ""]
+        if not kinds[kind]:
+            lines += ["None.", ""]
+        for rule_id in kinds[kind]:
+            lines += _entry(rule_id, f"({rules[rule_id].level}) — {rules[rule_id].title}",
+                            certificates, groups)
+    title = f"Hold wherever they apply and are tested ({len(kinds['rest'])})"
+    lines += [title, "~" * len(title), ""]
+    patterns: dict[str, list[str]] = {}
+    for rule_id in kinds["rest"]:
+        shown = "; ".join(f"{words}: {releases}"
+                          for words, releases, _ in status_of(rule_id, certificates, groups))
+        patterns.setdefault(shown, []).append(rule_id)
+    for shown, rule_ids in sorted(patterns.items(), key=lambda item: -len(item[1])):
+        lines += [f"* {shown} ({len(rule_ids)}): " + ", ".join(f":rule:`{r}`" for r in rule_ids)
+                  + ".", ""]
     lines += ["Divergences", "-----------", "",
               "Each expected failure of a torch release, with the snippet that shows it on the "
               "releases listed (``tests/test_expected_failures.py`` runs it on each of them).", ""]
@@ -120,12 +126,45 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
         lines += ["No torch release certified here diverges from a rule.", ""]
     for (rule_id, snippet), group in groups.items():
         title = f"{rule_id} on {spans(group['releases'], order)}"
-        lines += [f".. _{group['label']}:", "", title, "~" * len(title), "", _plain(group["reason"]),
+        lines += [f".. _{group['label']}:", "", title, "~" * len(title), "", plain(group["reason"]),
                   ""]
         if snippet:
             lines += [".. code-block:: python", ""]
             lines += [f"   {line}".rstrip() for line in snippet.splitlines()] + [""]
     return "\n".join(lines) + "\n"
+
+
+#: The verdicts that say how a rule fares (not whether it applies, exists or was tested).
+JUDGED = ("pass", "fail", "expected_failure")
+
+
+def kind_of(verdicts: Sequence[str]) -> str:
+    """Where a rule with these verdicts (one per release) is listed: ``"changed"`` if it holds,
+    fails or diverges on some releases and not on others (a release where it does not apply,
+    did not exist or was untested is no change), ``"diverges"`` if it fails or diverges
+    wherever it is judged, else ``"rest"`` (it holds wherever it is judged, or nowhere is)."""
+    judged = {v for v in verdicts if v in JUDGED}
+    if len(judged) > 1:
+        return "changed"
+    return "diverges" if judged and judged != {"pass"} else "rest"
+
+
+def _entry(rule_id: str, heading: str, certificates: Sequence[Mapping[str, Any]],
+           groups: Mapping[tuple[str, str], Mapping[str, Any]]) -> list[str]:
+    """A rule's entry: its verdicts with their releases and divergences, and its changes."""
+    order = [release_of(c) for c in certificates]
+    lines = [f"* :rule:`{rule_id}` {heading}", ""]
+    for words, shown, labels in status_of(rule_id, certificates, groups):
+        line = f"  - {words}: {shown}"
+        if labels:
+            line += " — " + ", ".join(f":ref:`{label}`" for label in labels)
+        lines.append(line)
+    # a certificate made before the rule existed says nothing of it: no change
+    verdicts = [c["rules"].get(rule_id, {}).get("verdict", "absent") for c in certificates]
+    known = [(r, v) for r, v in zip(order, verdicts, strict=True) if v != "absent"]
+    changes = [f"{known[i][0]} ({VERDICT_WORDS[known[i - 1][1]]} → {VERDICT_WORDS[known[i][1]]})"
+               for i in range(1, len(known)) if known[i][1] != known[i - 1][1]]
+    return [*lines, f"  - changed: {', '.join(changes) if changes else 'never'}", ""]
 
 
 def status_of(rule_id: str, certificates: Sequence[Mapping[str, Any]],
@@ -144,34 +183,7 @@ def status_of(rule_id: str, certificates: Sequence[Mapping[str, Any]],
     return found
 
 
-def glance(certificates: Sequence[Mapping[str, Any]],
-           groups: Mapping[tuple[str, str], Mapping[str, Any]]) -> list[str]:
-    """One row per release, newest first: the level reached, the MUST rules that hold, and
-    what it breaks, each rule linked to its divergence (reason and snippet)."""
-    lines = ["Releases at a glance", "--------------------", "",
-             ".. list-table::", "   :header-rows: 1", "   :class: tfm-glance", "",
-             "   * - release", "     - level", "     - MUST rules that hold",
-             "     - what it breaks (each linked to its reason and snippet)"]
-    for cert in reversed(certificates):
-        release = release_of(cert)
-        rules = cert["rules"]
-        must = [e for e in rules.values() if e.get("level") in ("MUST", "MUST NOT")
-                and e.get("verdict") != "not_applicable"]
-        holding = sum(e.get("verdict") == "pass" for e in must)
-        broken: list[str] = []
-        for rule_id, entry in rules.items():
-            if entry.get("verdict") == "expected_failure":
-                label = next((g["label"] for (rid, _), g in groups.items()
-                              if rid == rule_id and release in g["releases"]), None)
-                broken.append(f":ref:`{rule_id} <{label}>`" if label else rule_id)
-            elif entry.get("verdict") == "fail":
-                broken.append(f"**{rule_id}** (fails)")
-        lines += [f"   * - {release}", f"     - {cert['level']['reached']}",
-                  f"     - {holding}/{len(must)}", f"     - {', '.join(broken) or 'nothing'}"]
-    return [*lines, ""]
-
-
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
     """``text`` as reStructuredText that shows it as written: a reason is prose, not markup
     (``Tensor.add_`` would be a reference, ``*args`` an emphasis)."""
     return re.sub(r"([\\_*`|<>\[\]])", r"\\\1", text)

@@ -1,8 +1,9 @@
 """The compatibility matrix: rules by implementation, generated from committed certificates.
 
-``python -m conformance.matrix`` rewrites ``docs/_generated/matrix.rst`` (a column per
-certificate in ``docs/certificates/``) and ``docs/_generated/evolution.rst`` (each rule across
-the torch releases, see :mod:`conformance.evolution`); ``--check`` only says whether the
+``python -m conformance.matrix`` rewrites ``docs/_generated/glance.rst`` (each torch release,
+what it breaks and why, see :mod:`conformance.glance`), ``docs/_generated/matrix.rst`` (a column
+per certificate in ``docs/certificates/``) and ``docs/_generated/evolution.rst`` (each rule
+across the torch releases, see :mod:`conformance.evolution`); ``--check`` only says whether the
 committed pages are outdated.
 """
 
@@ -16,11 +17,13 @@ from typing import Any
 
 from spec.catalogue import load_catalogue
 
-from .evolution import release_of, render_evolution
+from .evolution import divergences, release_of, render_evolution
+from .glance import render_glance
 
 #: Where the certificates and the generated table live, relative to the repository's root.
 CERTIFICATES = Path("docs", "certificates")
 OUTPUT = Path("docs", "_generated", "matrix.rst")
+GLANCE = Path("docs", "_generated", "glance.rst")
 EVOLUTION = Path("docs", "_generated", "evolution.rst")
 EXPECTED_FAILURES = Path("conformance", "expected_failures")
 CELL = {"pass": "✓", "fail": "**✗**", "expected_failure": "xf",
@@ -105,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     loaded = [_load(path) for path in columns(args.root / CERTIFICATES)]
     torch = [c for c in loaded if c["implementation"]["name"] == "torch" and not compiled(c)]
-    pages = {OUTPUT: render(loaded),
+    groups = divergences(torch, args.root / EXPECTED_FAILURES)
+    pages = {GLANCE: render_glance(torch, groups, args.root / EXPECTED_FAILURES), OUTPUT: render(loaded),
              EVOLUTION: render_evolution(torch, args.root / EXPECTED_FAILURES)}
     if args.check:
         stale = [str(rel) for rel, text in pages.items()

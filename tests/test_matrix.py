@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conformance import evolution, matrix
+from conformance import evolution, glance, matrix
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -44,6 +44,7 @@ def test_a_new_certificate_becomes_a_column(tmp_path: Path) -> None:
     assert matrix.main(["--root", str(tmp_path)]) == 0
     assert "     - 2.99.0\n" in (tmp_path / matrix.OUTPUT).read_text()
     assert "2.99.0." in (tmp_path / matrix.EVOLUTION).read_text()
+    assert "   * - **2.99.0**\n" in (tmp_path / matrix.GLANCE).read_text()
 
 
 def test_matrix_has_a_row_per_rule_and_the_verdicts_of_each_certificate() -> None:
@@ -58,8 +59,8 @@ def test_matrix_has_a_row_per_rule_and_the_verdicts_of_each_certificate() -> Non
 def test_a_changed_certificate_makes_the_matrix_outdated(tmp_path: Path) -> None:
     shutil.copytree(CERTIFICATES, tmp_path / matrix.CERTIFICATES)
     (tmp_path / matrix.OUTPUT).parent.mkdir(parents=True)
-    shutil.copy(ROOT / matrix.OUTPUT, tmp_path / matrix.OUTPUT)
-    shutil.copy(ROOT / matrix.EVOLUTION, tmp_path / matrix.EVOLUTION)
+    for page in (matrix.GLANCE, matrix.OUTPUT, matrix.EVOLUTION):
+        shutil.copy(ROOT / page, tmp_path / page)
     shutil.copytree(ROOT / matrix.EXPECTED_FAILURES, tmp_path / matrix.EXPECTED_FAILURES)
     assert matrix.main(["--check", "--root", str(tmp_path)]) == 0
     first = matrix.columns(tmp_path / matrix.CERTIFICATES)[0]
@@ -119,11 +120,42 @@ def test_a_rule_added_since_a_certificate_is_no_change_and_no_untested(tmp_path:
         cert["implementation"]["release"] = release
     del middle["rules"]["TFM_ORDER_001"]  # certified before the rule existed
     text = evolution.render_evolution([older, middle, newer], tmp_path)
-    entry = text.split(":rule:`TFM_ORDER_001`", 1)[1].split("* :rule:", 1)[0]
-    assert "not yet in the specification it was certified against: 2.98.0" in entry
-    assert "changed: never" in entry and "untested" not in entry
+    assert "* :rule:`TFM_ORDER_001`" not in text  # no change: among the rules that hold
+    rest = text.split("Hold wherever they apply and are tested", 1)[1].split("Divergences", 1)[0]
+    line = next(line for line in rest.splitlines() if ":rule:`TFM_ORDER_001`" in line)
+    assert line.startswith("* holds: 2.97.0, 2.99.0; not yet in the specification it was "
+                           "certified against: 2.98.0 (1): ")
+    assert "untested" not in line
     row = matrix.render([older, middle, newer]).split(":rule:`TFM_ORDER_001`", 1)[1]
     assert [line.strip() for line in row.splitlines()[2:5]] == ["- ✓", "- —", "- ✓"]
+
+
+def test_evolution_lists_changed_rules_then_divergent_ones_then_the_rest(tmp_path: Path) -> None:
+    base = json.loads((CERTIFICATES / "torch-2.13.0.json").read_text())
+    for entry in base["rules"].values():
+        entry["verdict"] = "pass"
+    first, second, third = (json.loads(json.dumps(base)) for _ in range(3))
+    for cert, release in ((first, "2.97.0"), (second, "2.98.0"), (third, "2.99.0")):
+        cert["implementation"]["release"] = release
+    third["rules"]["TFM_TYPES_002"]["verdict"] = "expected_failure"  # changed at 2.99.0
+    for cert in (first, second, third):  # diverges everywhere
+        cert["rules"]["TFM_ARGS_001"]["verdict"] = "expected_failure"
+    first["rules"]["TFM_ARGS_002"]["verdict"] = "not_applicable"  # an applicability flip only
+    first["rules"]["TFM_ARGS_004"]["verdict"] = "not_applicable"  # a flip, then a change
+    third["rules"]["TFM_ARGS_004"]["verdict"] = "fail"
+    second["rules"]["TFM_ORDER_002"]["verdict"] = "untested"  # untested is no change
+    text = evolution.render_evolution([first, second, third], tmp_path)
+    changed = text.split("Changed between releases (2)", 1)[1].split("Diverge on every", 1)[0]
+    diverging = text.split("Diverge on every release they apply to (1)", 1)[1].split(
+        "Hold wherever", 1)[0]
+    rest = text.split("Hold wherever they apply and are tested (", 1)[1].split("Divergences", 1)[0]
+    assert changed.index(":rule:`TFM_TYPES_002`") < changed.index(":rule:`TFM_ARGS_004`")
+    assert "changed: 2.99.0 (holds → diverges (expected failure))" in changed
+    assert ":rule:`TFM_ARGS_001`" in diverging and "TFM_ARGS_004" not in diverging
+    assert "* holds: 2.97.0–2.99.0 (" in rest
+    for rule_id in ("TFM_ARGS_002", "TFM_ORDER_002", "TFM_ORDER_001"):
+        assert f":rule:`{rule_id}`" in rest and f"* :rule:`{rule_id}`" not in text
+    assert "* holds: 2.98.0–2.99.0; not applicable: 2.97.0 (1): :rule:`TFM_ARGS_002`." in rest
 
 
 def test_a_compiled_certificate_is_its_own_column_and_not_a_release(tmp_path: Path) -> None:
@@ -141,16 +173,50 @@ def test_a_compiled_certificate_is_its_own_column_and_not_a_release(tmp_path: Pa
     assert "compiled" not in evolution_page
 
 
-def test_releases_at_a_glance_come_first_newest_first_with_links(tmp_path: Path) -> None:
+def test_releases_at_a_glance_are_newest_first_with_links_and_reasons(tmp_path: Path) -> None:
     base = json.loads((CERTIFICATES / "torch-2.13.0.json").read_text())
     older, newer = (json.loads(json.dumps(base)) for _ in range(2))
     older["implementation"]["release"], newer["implementation"]["release"] = "2.98.0", "2.99.0"
     newer["rules"]["TFM_ORDER_001"]["verdict"] = "fail"
-    text = evolution.render_evolution([older, newer], tmp_path)
-    glance = text.split("Releases at a glance", 1)[1].split("Releases, oldest first", 1)[0]
-    assert text.index("Releases at a glance") < text.index(":rule:`TFM_")
-    assert glance.index("* - 2.99.0") < glance.index("* - 2.98.0")
-    newest = glance.split("* - 2.99.0", 1)[1].split("* - 2.98.0", 1)[0]
-    assert "**TFM_ORDER_001** (fails)" in newest
+    groups = evolution.divergences([older, newer], tmp_path)
+    text = glance.render_glance([older, newer], groups, tmp_path)
+    assert text.index("* - **2.99.0**") < text.index("* - **2.98.0**")
+    newest = text.split("* - **2.99.0**", 1)[1].split("* - **2.98.0**", 1)[0]
+    assert "level none, MUST " in newest
+    assert "**TFM_ORDER_001** fails (unexpected) — Mode before subclasses" in newest
     excused = [r for r, e in base["rules"].items() if e["verdict"] == "expected_failure"]
     assert excused and all(f":ref:`{r} <divergence-" in newest for r in excused)
+
+
+def test_each_rule_a_release_breaks_has_a_short_reason_beside_its_link() -> None:
+    text = (ROOT / matrix.GLANCE).read_text()
+    for cert in _torch_certificates():
+        release = evolution.release_of(cert)
+        row = text.split(f"   * - **{release}**\n", 1)[1].split("   * - ", 1)[0]
+        data = tomllib.loads((ROOT / matrix.EXPECTED_FAILURES / f"torch-{release}.toml").read_text())
+        for rule_id, entry in cert["rules"].items():
+            if entry["verdict"] != "expected_failure":
+                continue
+            item = row.split(f":ref:`{rule_id} <divergence-", 1)[1].split("\n", 1)[0]
+            reason = glance.short_reason(data[rule_id]["reason"])
+            assert item.split("` — ", 1)[1] == evolution.plain(reason), (release, rule_id)
+            assert 0 < len(reason) <= glance.SHORT + 2
+
+
+def test_a_short_reason_is_the_first_sentence_cut_at_a_word() -> None:
+    assert glance.short_reason("x.neg() is wrong. Then e.g. more.") == "x.neg() is wrong."
+    assert glance.short_reason("One, e.g. this. Two.") == "One, e.g. this."
+    assert glance.short_reason("(measured). 34 listed") == "(measured)."
+    long = "word " * 60 + "end. Next."
+    assert glance.short_reason(long, limit=30) == "word word word word word word …"
+
+
+def test_the_matrix_page_shows_the_releases_at_a_glance_before_the_full_matrix() -> None:
+    page = (ROOT / "docs" / "matrix.rst").read_text()
+    includes = [line.split("::", 1)[1].strip() for line in page.splitlines()
+                if line.startswith(".. tfm-include-if-exists::")]
+    assert includes[:3] == ["_generated/glance.rst", "_generated/matrix.rst",
+                            "_generated/evolution.rst"]
+    # nothing but the title and a short paragraph before it: it is on the first screen
+    before = page.split(".. tfm-include-if-exists:: _generated/glance.rst", 1)[0]
+    assert len(before.splitlines()) <= 15

@@ -1,5 +1,7 @@
 """The release matrix workflow runs exactly the releases the release tool checks, each on an
-interpreter the workflow installs, and those are the releases whose certificates are committed."""
+interpreter the workflow installs, and those are the releases whose certificates are committed;
+a release job uploads what it wrote even when its check fails, and the collect job uploads every
+page the matrix command writes."""
 
 from __future__ import annotations
 
@@ -42,3 +44,40 @@ def test_the_committed_certificates_are_of_those_releases() -> None:
 def test_a_release_missing_from_the_workflow_is_found() -> None:
     text = WORKFLOW.read_text(encoding="utf-8").replace('"2.0.1", ', "")
     assert _workflow_releases(text) != list(release.RELEASES)
+
+
+def _steps(text: str, job: str) -> list[str]:
+    """The steps of ``job``, each as its text (a step starts with ``      - ``)."""
+    jobs = re.split(r"^  (?=[\w-]+:\s*$)", text.split("\njobs:\n", 1)[1], flags=re.M)
+    body = next(j for j in jobs if j.startswith(f"{job}:"))
+    return ["      - " + step for step in re.split(r"^      - ", body, flags=re.M)[1:]]
+
+
+def _uploads_whatever_happened(step: str) -> bool:
+    condition = re.search(r"^        if: (.+?)\s*$", step, re.M)
+    return condition is not None and condition[1].strip("${} ") in ("always()", "!cancelled()")
+
+
+def test_a_release_that_fails_still_uploads_what_it_wrote() -> None:
+    steps = _steps(WORKFLOW.read_text(encoding="utf-8"), "release")
+    uploads = [s for s in steps if "uses: actions/upload-artifact" in s]
+    assert uploads, "the release job uploads nothing"
+    assert all(_uploads_whatever_happened(s) for s in uploads), \
+        "the release job's upload runs only when the check succeeded: give it `if: always()`"
+    check = next(i for i, s in enumerate(steps) if "conformance.release" in s)
+    assert all(steps.index(s) > check for s in uploads)
+
+
+def test_the_upload_condition_is_read_from_the_step() -> None:
+    text = WORKFLOW.read_text(encoding="utf-8").replace("        if: always()\n", "")
+    uploads = [s for s in _steps(text, "release") if "upload-artifact" in s]
+    assert uploads and not any(_uploads_whatever_happened(s) for s in uploads)
+
+
+def test_the_collect_job_uploads_every_page_the_matrix_command_writes() -> None:
+    from conformance import matrix
+
+    steps = _steps(WORKFLOW.read_text(encoding="utf-8"), "collect")
+    uploaded = "".join(s for s in steps if "uses: actions/upload-artifact" in s)
+    for page in (matrix.GLANCE, matrix.OUTPUT, matrix.EVOLUTION):
+        assert f"            {page.as_posix()}\n" in uploaded, page
