@@ -35,13 +35,12 @@ TMP = "<tmp>"
 
 
 def _plain(value: str) -> str:
-    """``value`` with every temporary folder in it written TMP (a path of this session's
-    temporary files differs between two asks of the same run)."""
-    roots = {tempfile.gettempdir(), os.path.realpath(tempfile.gettempdir())}
-    for root in sorted(roots, key=len, reverse=True):
-        if value.startswith(root + os.sep) or value == root:
-            return TMP
-    return value
+    """``value`` written TMP where it is a folder of pytest's temporary files (a path of this
+    session's temporary files differs between two asks of the same run); other paths, the
+    repository's among them wherever it is checked out, stay as they are."""
+    roots = {os.path.join(base, "pytest-of-")
+             for base in (tempfile.gettempdir(), os.path.realpath(tempfile.gettempdir()))}
+    return TMP if any(value.startswith(root) for root in roots) else value
 
 
 def _contents(folder: str) -> str:

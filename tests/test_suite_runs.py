@@ -62,7 +62,7 @@ def test_a_session_that_shares_the_run_passes(tmp_path: Path) -> None:
 
 
 def test_the_key_leaves_out_temporary_folders_only() -> None:
-    tmp = tempfile.gettempdir()
+    tmp = os.path.join(tempfile.gettempdir(), "pytest-of-someone", "pytest-7")
     one = suite_runs.key_of(["python", "--reports-dir", f"{tmp}/a/reports", "--impl", "m"],
                             f"{tmp}/a", {"PYTHONPATH": f"{tmp}/a/modules"})
     two = suite_runs.key_of(["python", "--reports-dir", f"{tmp}/b/reports", "--impl", "m"],
@@ -70,7 +70,9 @@ def test_the_key_leaves_out_temporary_folders_only() -> None:
     assert one == two
     assert suite_runs.key_of(["python", "--impl", "m"], REPO, {}) != suite_runs.key_of(
         ["python", "--impl", "n"], REPO, {})
-    assert suite_runs.key_of(["python"], REPO, {}) != suite_runs.key_of(["python"], f"{tmp}/x", {})
+    # a checkout in the temporary folder (as CI clones it) is not a temporary folder of the tests
+    checkout = os.path.join(tempfile.gettempdir(), "checkout")
+    assert suite_runs.key_of(["python"], checkout, {}) != suite_runs.key_of(["python"], f"{tmp}/x", {})
     assert suite_runs.key_of(["python"], REPO, {}) != suite_runs.key_of(["python"], REPO, {"A": "1"})
 
 
