@@ -103,3 +103,18 @@ def test_the_committed_certificate_has_no_evidence_of_this_machine(tmp_path: Pat
     document = json.loads(target.read_text(encoding="utf-8"))
     assert document == {"schema_version": 6, "evidence": None, "rules": {}}
     assert "/home/someone" not in target.read_text(encoding="utf-8")
+
+
+def test_texts_that_differ_only_in_object_addresses_are_not_rewritten(tmp_path: Path) -> None:
+    committed, measured = tmp_path / "torch-2.0.1.json", tmp_path / "texts.json"
+    committed.write_text('{"text": "nor in mode <scenario.M object at 0x7fbe1da2f490>"}\n', encoding="utf-8")
+    measured.write_text('{"text": "nor in mode <scenario.M object at 0x7f5d2bd37e90>"}\n', encoding="utf-8")
+    before = committed.read_text(encoding="utf-8")
+    assert release.settle_texts(measured, committed) is False
+    assert committed.read_text(encoding="utf-8") == before
+    measured.write_text('{"text": "nor in the mode <scenario.M object at 0x7f5d2bd37e90>"}\n',
+                        encoding="utf-8")
+    assert release.settle_texts(measured, committed) is True
+    assert committed.read_text(encoding="utf-8") == measured.read_text(encoding="utf-8")
+    fresh = tmp_path / "torch-9.9.9.json"
+    assert release.settle_texts(measured, fresh) is True and fresh.exists()
