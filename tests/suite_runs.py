@@ -1,19 +1,23 @@
 """Fails a session of the repository's tests that starts the same run of the suite twice.
 
-Every run of the suite's command line that the tests start through ``tests.quality.cli``
-(``run_suite``, and so ``shared_run`` and the real-mutant harness) notes what it runs in the
-session's log: the command with its temporary folders written ``<tmp>``, what the files of its
-``--impl-path`` folders hold, the folder it runs in, the environment it adds, and the test that
-asked. When the session ends, the controller (the
-pytest-xdist controller, or the one process of a serial session) reads the log; a run noted twice
-is a certification the session paid for twice (two workers starting one module's pool, or two
-tests asking for one run without ``shared_run``), and the session exits non-zero with one line
-per repeat naming the tests that asked. A run that repeats another on purpose (the same seed
-twice, to show it gives the same verdicts) says so with ``again=`` and is not counted.
+The controller of a session (the pytest-xdist controller, or the one process of a serial
+session) names a log in the environment before its workers start, with the environment it
+started in beside it. Every run of the suite that a test starts, in a process of its own
+(``python -m pytest --pyargs conformance.suite ...`` through ``tests.quality.cli``, ``python -m
+conformance run``, ``conformance.certify()``, whatever started it), loads this plugin through
+the repository's conftest.py and, being a run of the suite, notes itself in that log: its
+command line with pytest's temporary folders written ``<tmp>``, what the files of its
+``--impl-path`` folders hold, the folder it runs in, the environment variables its starter
+added or changed, and the test that was running when it was started. When the session ends,
+the controller reads the log; a run noted twice is one the session paid for twice (two workers
+starting one module's pool, two tests asking for one run without ``shared_run``), and the
+session exits non-zero with one line per repeat naming who asked. A run that repeats another on
+purpose (the same seed twice, to show it gives the same verdicts) says so in ``AGAIN`` and is
+not counted.
 
-The log is named by ``RUN_LOG`` in the environment, set by the controller before its workers
-start (they inherit it); a session started from a test (tests/quality/test_shared_runs.py) is
-handed an environment without it and keeps no log unless it loads this plugin itself.
+A run whose starter dropped the log's variable from its environment (a session started from a
+test, tests/test_suite_runs.py) is not noted there; a session that loads this plugin keeps a
+log of its own.
 """
 
 from __future__ import annotations
@@ -30,8 +34,13 @@ import pytest
 
 #: The environment variable naming the session's log (one JSON object a line).
 RUN_LOG = "TESTS_SUITE_RUN_LOG"
+#: Set for a run that repeats another on purpose: why.
+AGAIN = "TESTS_SUITE_RUN_AGAIN"
+#: The test running in the process that started the run (set by each worker around each test).
+ASKER = "TESTS_SUITE_RUN_ASKER"
 #: How a temporary folder is written in a run's key.
 TMP = "<tmp>"
+_OWN = (RUN_LOG, AGAIN, ASKER)
 
 
 def _plain(value: str) -> str:
@@ -57,6 +66,7 @@ def key_of(command: Sequence[str], cwd: Path | str, env_extra: Mapping[str, str]
     the folder it runs in and the added environment, temporary folders left out."""
     parts = [str(part) for part in command]
     paths = [parts[i + 1] for i, part in enumerate(parts[:-1]) if part == "--impl-path"]
+    paths += [part.split("=", 1)[1] for part in parts if part.startswith("--impl-path=")]
     return json.dumps({"command": [_plain(part) for part in parts],
                        "impl_path": [_contents(p) if Path(p).is_dir() else p for p in paths],
                        "cwd": _plain(str(cwd)),
@@ -64,18 +74,20 @@ def key_of(command: Sequence[str], cwd: Path | str, env_extra: Mapping[str, str]
                       sort_keys=True)
 
 
-def note(command: Sequence[str], cwd: Path | str, env_extra: Mapping[str, str],
-         again: str | None = None) -> None:
-    """Write the run about to start to the session's log, if the session keeps one."""
-    path = os.environ.get(RUN_LOG)
-    if not path:
-        return
-    line = json.dumps({"key": key_of(command, cwd, env_extra), "again": again,
-                       "test": os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" (", 1)[0],
-                       "worker": os.environ.get("PYTEST_XDIST_WORKER", "main")})
-    with open(path, "a", encoding="utf-8") as log:
-        fcntl.flock(log, fcntl.LOCK_EX)
-        log.write(line + "\n")
+def added(base: Mapping[str, str], now: Mapping[str, str]) -> dict[str, str]:
+    """The variables of ``now`` that ``base`` lacks or holds otherwise (pytest's and this
+    plugin's own left out)."""
+    return {k: v for k, v in now.items()
+            if base.get(k) != v and not k.startswith("PYTEST_") and k not in _OWN}
+
+
+def note(log: Path, command: Sequence[str], cwd: Path | str, env_extra: Mapping[str, str],
+         asker: str, again: str | None = None) -> None:
+    """Write a run to ``log``."""
+    line = json.dumps({"key": key_of(command, cwd, env_extra), "again": again, "test": asker})
+    with open(log, "a", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.write(line + "\n")
 
 
 def repeats(lines: Iterable[str]) -> list[str]:
@@ -87,25 +99,44 @@ def repeats(lines: Iterable[str]) -> list[str]:
         entry = json.loads(line)
         if entry.get("again"):
             continue
-        seen.setdefault(entry["key"], []).append(f"{entry['test']} [{entry['worker']}]")
+        seen.setdefault(entry["key"], []).append(entry["test"])
     found = []
     for key, askers in seen.items():
         if len(askers) > 1:
-            command = " ".join(json.loads(key)["command"][1:])
+            command = " ".join(json.loads(key)["command"])
             found.append(f"started {len(askers)} times: {command}; asked by {', '.join(askers)}")
     return found
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    if hasattr(config, "workerinput"):
-        return  # a worker: it inherited the controller's log
-    handle, path = tempfile.mkstemp(prefix="suite-runs-", suffix=".jsonl")
-    os.close(handle)
-    os.environ[RUN_LOG] = path
-    config.stash[_LOG] = Path(path)
+def _is_suite_run(config: pytest.Config) -> bool:
+    return any("conformance.suite" in str(arg) for arg in config.invocation_params.args)
 
 
 _LOG = pytest.StashKey[Path]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return  # a worker: it inherited its controller's log
+    if _is_suite_run(config):
+        log = os.environ.get(RUN_LOG)
+        if log and Path(log).exists():
+            base = json.loads(Path(log + ".env").read_text(encoding="utf-8"))
+            note(Path(log), config.invocation_params.args, config.invocation_params.dir,
+                 added(base, os.environ), os.environ.get(ASKER, "?"), os.environ.get(AGAIN))
+        return
+    handle, path = tempfile.mkstemp(prefix="suite-runs-", suffix=".jsonl")
+    os.close(handle)
+    os.environ[RUN_LOG] = path
+    Path(path + ".env").write_text(json.dumps(dict(os.environ)), encoding="utf-8")
+    config.stash[_LOG] = Path(path)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> object:
+    """Name the running test for the runs it starts (threads its fixtures start included)."""
+    os.environ[ASKER] = item.nodeid
+    return (yield)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -116,6 +147,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         found = repeats(path.read_text(encoding="utf-8").splitlines())
     finally:
         path.unlink(missing_ok=True)
+        Path(str(path) + ".env").unlink(missing_ok=True)
         os.environ.pop(RUN_LOG, None)
     if not found:
         return

@@ -26,6 +26,7 @@ from conformance.adapter import Adapter, load_adapter
 from conformance.check import Checked, check
 from conformance.observed import Observed, hypothesis_section
 from spec.model import Scenario, scenario_to_dict
+from tests import suite_runs
 from tests.quality.cli import certification
 
 pytest_plugins = ("pytester",)
@@ -101,10 +102,14 @@ def test_the_hypothesis_section_claims_no_more_than_every_test_ran_with() -> Non
 # -- whole runs, in subprocesses, as a user starts them -------------------------------------------
 
 
-def suite(cwd: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    """``python -m pytest --pyargs conformance.suite ARGS`` run in ``cwd``; its certificate."""
+def suite(cwd: Path, *args: str, again: str | None = None
+          ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """``python -m pytest --pyargs conformance.suite ARGS`` run in ``cwd``; its certificate.
+    ``again``: why the run repeats another on purpose (tests/suite_runs.py)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("TFMODE_", "HYPOTHESIS_", "PYTEST_")) and k != "CI"}
+    if again:
+        env[suite_runs.AGAIN] = again
     env["PYTHONPATH"] = str(REPO)  # for tests.mutants
     cwd.mkdir(parents=True, exist_ok=True)
     done = subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "conformance.suite", "-q",
@@ -136,7 +141,8 @@ def test_the_same_seed_gives_the_same_rules(tmp_path: Path) -> None:
     # last assertion checks that: a change of the drawing that loses it fails here, loudly).
     impl = "tests.mutants.mode_order"
     with ThreadPoolExecutor(2) as pool:
-        runs = list(pool.map(lambda d: suite(tmp_path / d, "--impl", impl, "--hypothesis-seed", "12"),
+        runs = list(pool.map(lambda d: suite(tmp_path / d, "--impl", impl, "--hypothesis-seed", "12",
+                                             again="the same seed twice" if d == "two" else None),
                              ["one", "two"]))
     (_, first), (_, second) = runs
     assert first["rules"] == second["rules"]

@@ -79,8 +79,9 @@ def run_suite(impl: str, workdir: Path, extra: Sequence[str] = (), timeout: floa
     Each run gets its own hypothesis storage directory (the triage profile, as dev, keeps
     an example database), so no run replays another implementation's failures. ``stale_reports`` first
     fills the reports folder with files of an imaginary earlier run (each holding STALE).
-    The run is noted in the session's log of runs (tests/suite_runs.py), which fails a session
-    that starts the same run twice; ``again`` says why this one repeats another on purpose.
+    The run notes itself in the session's log of runs (tests/suite_runs.py), which fails a
+    session that starts the same run twice; ``again`` says why this one repeats another on
+    purpose.
     """
     reports = workdir / "reports"
     if stale_reports:
@@ -92,7 +93,8 @@ def run_suite(impl: str, workdir: Path, extra: Sequence[str] = (), timeout: floa
     env.update(env_extra or {})
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     command = suite_command(impl, reports, extra, seed, profile)
-    suite_runs.note(command, cwd, env_extra or {}, again)
+    if again:
+        env[suite_runs.AGAIN] = again
     start = time.perf_counter()
     try:
         proc = subprocess.run(command, cwd=cwd, env=env, text=True,
@@ -176,8 +178,8 @@ def shared_run(factory: pytest.TempPathFactory, impl: str, extra: Sequence[str] 
     ``outside`` runs it from a folder of the session's outside the repository, as a user
     would, rather than from the repository's root.
     """
-    inherited = {k: v for k, v in os.environ.items()
-                 if not k.startswith(("PYTEST_", "TFMODE_"))}
+    inherited = {k: v for k, v in os.environ.items()  # the asking test's name aside
+                 if not k.startswith(("PYTEST_", "TFMODE_")) and k != suite_runs.ASKER}
     spec: dict[str, Any] = {"impl": impl, "extra": [str(e) for e in extra], "timeout": timeout,
                             "env_extra": env_extra or {}, "seed": seed, "profile": profile,
                             "python": sys.executable, "outside": outside, "environ": inherited}
