@@ -52,6 +52,7 @@ def test_a_session_that_starts_one_run_twice_fails(tmp_path: Path) -> None:
     output = done.stdout + done.stderr
     assert "2 passed" in output, output  # each test passed: the session fails after them
     assert done.returncode != 0, output
+    assert "2 run(s) of the suite started, 1 of them more than once" in output, output
     assert "a run of the suite was started 2 times" in output, output
     assert "--impl reference_impl" in output and "test_twice.py::test_ask[0]" in output, output
 
@@ -59,6 +60,7 @@ def test_a_session_that_starts_one_run_twice_fails(tmp_path: Path) -> None:
 def test_a_session_that_shares_the_run_passes(tmp_path: Path) -> None:
     done = _session(tmp_path, *SHARED)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 run(s) of the suite started, 0 of them more than once" in done.stdout, done.stdout
 
 
 def test_the_key_leaves_out_temporary_folders_only() -> None:
