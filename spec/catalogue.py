@@ -99,6 +99,10 @@ class Rule:
     example_impl: str = "reference_impl"
     #: For the stack generation: the versions it holds for (empty: all of them).
     versions: tuple[str, ...] = ()
+    #: For a rule of both generations: the example again in the stack generation's API, run
+    #: against torch itself (``import torch``, ``with M():``) where a release it holds for is
+    #: installed; ``None`` when there is none.
+    example_stack: str | None = None
 
     def applies_to(self, generation: str, version: str | None = None) -> bool:
         """Whether the rule holds for an implementation of that generation (and stack version)."""
@@ -208,8 +212,12 @@ def _build_area(document: Mapping[str, Any], path: Path) -> Area:
                 uncertainty=raw.get("uncertainty"),
                 example_impl=raw.get("example_impl", "reference_impl"),
                 versions=tuple(v for v in STACK_VERSIONS if v in raw.get("versions", ())),
+                example_stack=raw.get("example_stack"),
             )
         )
+        if "example_stack" in raw and "stack" not in raw["generations"]:
+            raise _fail(file, rule_id, "example_stack",
+                        "the rule does not apply to the stack generation")
     rules.sort(key=lambda r: r.number)
     for expected_number, rule in enumerate(rules, start=1):
         if rule.number != expected_number:

@@ -84,6 +84,7 @@ _RULE_SCHEMA: Final[dict[str, Any]] = {
         "evidence": {"type": "array", "minItems": 1, "items": _EVIDENCE_SCHEMA},
         "example": {"type": "string", "pattern": r"^>>> "},
         "example_impl": {"type": "string", "enum": list(EXAMPLE_IMPLS)},
+        "example_stack": {"type": "string", "pattern": r"^>>> "},
         "versions": {
             "type": "array",
             "minItems": 1,

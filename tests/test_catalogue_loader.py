@@ -203,3 +203,17 @@ def test_empty_directory_and_missing_directory(tmp_path: Path) -> None:
 def test_validate_area_document_directly() -> None:
     with pytest.raises(CatalogueError, match=r"^doc: field 'area': expected string, got integer$"):
         validate_area_document({"area": 1, "title": "t", "summary": "s", "rule": []}, "doc")
+
+
+def test_example_stack_is_loaded_and_needs_the_stack_generation(tmp_path: Path) -> None:
+    example = "'''\n>>> import torch\n'''"
+    _write(tmp_path, _area(_rule(generations='["2022", "stack"]', example_stack=example)))
+    assert load_catalogue(tmp_path).by_id("TFM_DEMO_001").example_stack == ">>> import torch\n"
+    _write(tmp_path, _area(_rule(example_stack=example)))
+    message = _error(tmp_path)
+    assert "rule TFM_DEMO_001" in message and "field 'example_stack'" in message
+    assert "does not apply to the stack generation" in message
+    _write(tmp_path, _area(_rule(generations='["2022", "stack"]', example_stack="'import torch'")))
+    assert "field 'example_stack'" in _error(tmp_path)
+    _write(tmp_path, _area(_rule()))
+    assert load_catalogue(tmp_path).by_id("TFM_DEMO_001").example_stack is None

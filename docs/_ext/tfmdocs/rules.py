@@ -152,19 +152,14 @@ class AreaDirective(SphinxDirective):
         section += _releases(rule.id, data, docname)
 
         section += _rubric("Example")
-        impl = getattr(rule, "example_impl", "reference_impl")
-        if impl != "reference_impl":
-            text = (f"This example runs against {impl} itself; the documentation build runs it "
-                    f"only where a {impl} it applies to is installed.")
-            section += nodes.paragraph(text, text, classes=["tfm-example-note"])
-        code = rule.example.strip("\n") + "\n"
-        block = nodes.literal_block(code, code, testnodetype="doctest", groups=[rule.id],
-                                    options={}, language="pycon", classes=["tfm-example"])
-        if impl != "reference_impl":
-            block["skipif"] = f"not __import__('tfmdocs.runnable').runnable.runnable({rule.id!r})"
-        block.source = f"{data.root / 'spec' / 'rules' / (rule.area.lower() + '.toml')}"
-        block.line = None
-        section += block
+        section.extend(_example(rule, rule.example, getattr(rule, "example_impl", "reference_impl"),
+                                data))
+        stack = getattr(rule, "example_stack", None)
+        if stack:
+            heading = (f"Example in the stack API ({generation_label(rule, 'stack')}: "
+                       "TorchFunctionMode, with M(), super().__torch_function__)")
+            section += _rubric(heading)
+            section.extend(_example(rule, stack, "torch", data, stack=True))
 
         section += _rubric("Tests")
         tests = data.covered.get(rule.id, [])
@@ -174,6 +169,27 @@ class AreaDirective(SphinxDirective):
             section += nodes.paragraph("", "", nodes.emphasis("no test yet", "no test yet"),
                                        classes=["tfm-untested"])
         return section
+
+
+def _example(rule: Rule, example: str, impl: str, data: tfm_data.Data,
+             stack: bool = False) -> list[nodes.Node]:
+    """An example's doctest block, with a note and a ``skipif`` when it runs against torch."""
+    out: list[nodes.Node] = []
+    if impl != "reference_impl":
+        text = (f"This example runs against {impl} itself; the documentation build runs it "
+                f"only where a {impl} it applies to is installed.")
+        out.append(nodes.paragraph(text, text, classes=["tfm-example-note"]))
+    code = example.strip("\n") + "\n"
+    group = f"{rule.id}-stack" if stack else rule.id
+    block = nodes.literal_block(code, code, testnodetype="doctest", groups=[group],
+                                options={}, language="pycon", classes=["tfm-example"])
+    if impl != "reference_impl":
+        block["skipif"] = (f"not __import__('tfmdocs.runnable').runnable.runnable({rule.id!r}"
+                           f"{', stack=True' if stack else ''})")
+    block.source = f"{data.root / 'spec' / 'rules' / (rule.area.lower() + '.toml')}"
+    block.line = None
+    out.append(block)
+    return out
 
 
 @functools.cache
