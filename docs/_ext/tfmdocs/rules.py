@@ -156,8 +156,8 @@ class AreaDirective(SphinxDirective):
                                 data))
         stack = getattr(rule, "example_stack", None)
         if stack:
-            heading = (f"Example in the stack API ({generation_label(rule, 'stack')}: "
-                       "TorchFunctionMode, with M(), super().__torch_function__)")
+            versions = ", ".join(getattr(rule, "versions", ())) or "1.13 and 2.x"
+            heading = f"Example in the stack generation's API (torch {versions})"
             section += _rubric(heading)
             section.extend(_example(rule, stack, "torch", data, stack=True))
 
