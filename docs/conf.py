@@ -72,7 +72,7 @@ html_css_files = ["tfm.css"]
 html_theme_options = {"navigation_with_keys": True}
 html_show_sourcelink = False
 
-# -- doctest: the rule examples run with the flags tests/test_catalogue.py uses -------------
+# -- doctest: the rule examples run with the flags tests/test_catalogue_examples.py uses ----
 doctest_default_flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 doctest_test_doctest_blocks = ""  # only explicit doctest blocks (the rule examples) are run
 doctest_global_cleanup = """

@@ -1,13 +1,10 @@
-"""Tests of the rule catalogue: schema, plan coverage and runnable examples (the loader's
-errors: test_catalogue_loader.py)."""
+"""Tests of the rule catalogue: schema and plan coverage (the loader's errors:
+test_catalogue_loader.py; the rules' runnable examples: test_catalogue_examples.py)."""
 
 from __future__ import annotations
 
-import doctest
 import re
 import sys
-import textwrap
-from typing import Any
 
 import pytest
 
@@ -290,100 +287,3 @@ def test_evidence_and_uncertainty(catalogue: Catalogue) -> None:
         assert uncertainty is not None and needle in uncertainty, rule_id
     assert "skip" in catalogue.by_id("TFM_SELF_001").rationale
 
-
-# ---------------------------------------------------------------------------
-# Examples run against the reference implementation
-
-
-def _runnable(rule: Any) -> bool:
-    """Examples for reference_impl always; for torch when it is installed, of the right version."""
-    if rule.example_impl == "reference_impl":
-        return True
-    try:
-        import torch
-    except ImportError:
-        return False
-    if torch.__version__.startswith("1.12."):  # the 2022 generation: torch examples use the stack API
-        return False
-    version = "1.13" if torch.__version__.startswith("1.") else "2.x"
-    return bool(rule.applies_to("stack", version))
-
-
-def _examples() -> list[Any]:
-    return [pytest.param(rule.example, id=rule.id) for rule in load_catalogue() if _runnable(rule)]
-
-
-def _run(example: str, rule_id: str, field: str) -> tuple[int, str]:
-    """Run one example as a doctest: the number of failed lines and the runner's report."""
-    parser = doctest.DocTestParser()
-    globs: dict[str, Any] = {"__name__": f"example_{rule_id}"}
-    test = parser.get_doctest(example, globs, rule_id, f"{rule_id}.{field}", 0)
-    assert test.examples, f"{rule_id}: the {field} has no doctest lines"
-    runner = doctest.DocTestRunner(
-        verbose=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-    )
-    report: list[str] = []
-    result = runner.run(test, out=report.append)
-    return result.failed, textwrap.indent("".join(report), "  ")
-
-
-@pytest.mark.parametrize("example", _examples())
-def test_example_runs(example: str, request: pytest.FixtureRequest) -> None:
-    failed, report = _run(example, request.node.callspec.id, "example")
-    assert failed == 0, report
-    # Examples must clean up after themselves: no mode left behind.
-    import reference_impl
-
-    assert reference_impl._C._get_torch_function_mode() is None
-
-
-# ---------------------------------------------------------------------------
-# The stack generation's examples of shared rules (example_stack) run against torch itself
-
-
-def _stack_torch() -> str | None:
-    """``1.13`` or ``2.x`` for an installed torch of the stack generation, else ``None``."""
-    try:
-        import torch
-    except ImportError:
-        return None
-    if torch.__version__.startswith("1.12."):  # the 2022 generation: no stack API
-        return None
-    return "1.13" if torch.__version__.startswith("1.") else "2.x"
-
-
-def _stack_examples() -> list[Any]:
-    version = _stack_torch()
-    return [pytest.param(rule.example_stack, id=rule.id) for rule in load_catalogue()
-            if rule.example_stack and version and rule.applies_to("stack", version)]
-
-
-def test_stack_examples_use_the_stack_api(catalogue: Catalogue) -> None:
-    stack = [rule for rule in catalogue if rule.example_stack]
-    assert stack, "no rule has an example_stack"
-    for rule in stack:
-        text = rule.example_stack or ""
-        assert set(rule.generations) == {"2022", "stack"}, rule.id
-        assert ">>> import torch\n" in text, rule.id
-        for old in ("reference_impl", "push_torch_function_mode", "inner",
-                    "_get_torch_function_mode()", "enable_torch_function_mode"):
-            assert old not in text, (rule.id, old)
-
-
-@pytest.mark.parametrize("example", _stack_examples())
-def test_example_stack_runs(example: str, request: pytest.FixtureRequest) -> None:
-    import torch
-
-    failed, report = _run(example, request.node.callspec.id, "example_stack")
-    assert failed == 0, report
-    assert torch._C._len_torch_function_stack() == 0, "the example left a mode on the stack"
-
-
-@pytest.mark.skipif(not _stack_examples(), reason="no torch of the stack generation installed")
-def test_a_wrong_stack_example_fails() -> None:
-    example = _stack_examples()[0].values[0]
-    lines = example.rstrip("\n").split("\n")
-    last = max(i for i, line in enumerate(lines) if line and not line.startswith((">>>", "...")))
-    lines[last] = "'not what torch prints'"
-    failed, report = _run("\n".join(lines) + "\n", "wrong", "example_stack")
-    assert failed == 1 and "not what torch prints" in report

@@ -15,6 +15,7 @@ from sphinx.addnodes import pending_xref
 from sphinx.util.docutils import SphinxDirective
 
 from spec.catalogue import Area, Rule
+from spec.holds import stack_releases
 
 from . import data as tfm_data
 from .inline import RULE_ID, paragraphs, rule_ref
@@ -156,8 +157,7 @@ class AreaDirective(SphinxDirective):
                                 data))
         stack = getattr(rule, "example_stack", None)
         if stack:
-            versions = ", ".join(getattr(rule, "versions", ())) or "1.13 and 2.x"
-            heading = f"Example in the stack generation's API (torch {versions})"
+            heading = f"Example in the stack generation's API (torch {stack_releases(rule)})"
             section += _rubric(heading)
             section.extend(_example(rule, stack, "torch", data, stack=True))
 
