@@ -287,3 +287,15 @@ def test_evidence_and_uncertainty(catalogue: Catalogue) -> None:
         assert uncertainty is not None and needle in uncertainty, rule_id
     assert "skip" in catalogue.by_id("TFM_SELF_001").rationale
 
+
+
+def test_generation_words_match_the_generations(catalogue: Catalogue) -> None:
+    """A rule's text may call it "2022 only" only if it lists the 2022 generation alone (issue 23:
+    TFM_ERROR_001 said so while listing the stack generation's 1.13 too)."""
+    for rule in catalogue:
+        text = " ".join((rule.statement, rule.rationale, rule.uncertainty or ""))
+        if re.search(r"\b2022[- ]only\b", text):
+            assert rule.generations == ("2022",), rule.id
+    error = catalogue.by_id("TFM_ERROR_001")
+    assert error.generations == ("2022", "stack") and error.versions == ("1.13",)
+    assert "2.x replaced" not in (error.uncertainty or "")  # 2.0 keeps the text; 2.1 replaced it
