@@ -63,6 +63,15 @@ def columns(directory: Path) -> list[Path]:
     return sorted(directory.glob("*.json"), key=_column_key)
 
 
+def release_verdicts(root: Path, version: str) -> dict[str, str]:
+    """Each rule's verdict in the committed eager certificate of torch ``version`` under ``root``
+    (``"1.13.1+cu117"`` reads ``docs/certificates/torch-1.13.1.json``); empty where there is none."""
+    path = root / CERTIFICATES / f"torch-{version.split('+')[0]}.json"
+    if not path.is_file():
+        return {}
+    return {rule_id: str(entry.get("verdict")) for rule_id, entry in _load(path)["rules"].items()}
+
+
 def render(certificates: list[dict[str, Any]]) -> str:
     """The reStructuredText of the matrix: one row per rule, one column per certificate."""
     heads = [(f"{release_of(c)} compiled" if compiled(c) else release_of(c))

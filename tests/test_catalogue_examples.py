@@ -1,18 +1,29 @@
 """The rules' runnable examples: every ``example`` (against reference_impl, or against torch where
 a release the rule holds for is installed) and every ``example_stack`` of a rule shared by both
 generations, run against the installed torch where the rule holds for its release
-(:func:`spec.holds.example_holds`, which the documentation's doctest builder asks too)."""
+(:func:`spec.holds.example_holds`, which the documentation's doctest builder asks too) and the
+release's committed certificate does not call it not applicable (the OWNMODE rules need torch's
+device context, which 1.13 lacks). Where a release breaks a rule in its example_stack's own
+scenario (:data:`spec.holds.STACK_DIVERGENCES`) the example must still fail there, in a
+process of its own."""
 
 from __future__ import annotations
 
 import doctest
+import functools
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conformance.matrix import release_verdicts
 from spec.catalogue import Catalogue, Rule, load_catalogue
-from spec.holds import example_holds, stack_releases, stack_version
+from spec.holds import STACK_DIVERGENCES, example_holds, stack_releases, stack_version
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: The shared rules that hold for torch 1.13 alone among the stack releases: by their versions
 #: (1.13), or by their texts (TFM_TEXT_007's from 1.13 to 2.0, TFM_TEXT_008's in 1.13 and unknown
@@ -33,6 +44,24 @@ def _torch_version() -> str | None:
     except ImportError:
         return None
     return str(torch.__version__)
+
+
+@functools.cache
+def _verdicts(version: str) -> dict[str, str]:
+    return release_verdicts(ROOT, version)
+
+
+def _holds_here(rule: Rule) -> bool:
+    """Whether the rule holds for the installed torch: a stack release it holds for, whose
+    committed certificate (if any) does not call the rule not applicable."""
+    version = _torch_version()
+    return (version is not None and example_holds(rule, version)
+            and _verdicts(version).get(rule.id) != "not_applicable")
+
+
+def _diverges_here(rule: Rule) -> bool:
+    version = _torch_version()
+    return version is not None and (rule.id, stack_version(version)) in STACK_DIVERGENCES
 
 
 def _run(example: str, rule_id: str, field: str) -> tuple[int, str]:
@@ -83,6 +112,18 @@ def test_selection_by_release(catalogue: Catalogue) -> None:
         "1.13 and 2.x", "1.13", "1.13 and 2.0", "1.13", "2.1 to 2.14", ""]
 
 
+def test_certificates_and_divergences(catalogue: Catalogue) -> None:
+    # The committed certificate of the installed release, whatever its local version part, says
+    # which rules do not apply there beyond their versions: torch 1.13 has no device context.
+    verdicts = release_verdicts(ROOT, "1.13.1+cu117")
+    assert {verdicts[r.id] for r in catalogue.area("OWNMODE").rules} == {"not_applicable"}
+    assert verdicts["TFM_SELF_002"] == "pass" and release_verdicts(ROOT, "0.1.0") == {}
+    # Each divergence names a rule whose example_stack holds for that version.
+    for (rule_id, version), reason in STACK_DIVERGENCES.items():
+        rule = catalogue.by_id(rule_id)
+        assert rule.example_stack and example_holds(rule, f"{version}.1") and reason, rule_id
+
+
 # ---------------------------------------------------------------------------
 # The rules' examples: against reference_impl, or against torch where the rule holds
 
@@ -90,10 +131,7 @@ def test_selection_by_release(catalogue: Catalogue) -> None:
 def _runnable(rule: Rule) -> bool:
     """Examples for reference_impl always; for torch where a release the rule holds for is
     installed (torch examples use the stack API: never 1.12)."""
-    if rule.example_impl == "reference_impl":
-        return True
-    version = _torch_version()
-    return version is not None and example_holds(rule, version)
+    return rule.example_impl == "reference_impl" or _holds_here(rule)
 
 
 def _examples() -> list[Any]:
@@ -114,10 +152,11 @@ def test_example_runs(example: str, request: pytest.FixtureRequest) -> None:
 # The stack generation's examples of shared rules (example_stack) run against torch itself
 
 
-def _stack_examples() -> list[Any]:
-    version = _torch_version()
+def _stack_examples(diverging: bool = False) -> list[Any]:
+    """The example_stack of each rule that holds here: those torch runs as the rule says, or with
+    ``diverging`` those of :data:`STACK_DIVERGENCES`."""
     return [pytest.param(rule.example_stack, id=rule.id) for rule in load_catalogue()
-            if rule.example_stack and version is not None and example_holds(rule, version)]
+            if rule.example_stack and _holds_here(rule) and _diverges_here(rule) is diverging]
 
 
 def test_every_shared_rule_has_an_example_stack(catalogue: Catalogue) -> None:
@@ -145,6 +184,23 @@ def test_example_stack_runs(example: str, request: pytest.FixtureRequest) -> Non
     failed, report = _run(example, request.node.callspec.id, "example_stack")
     assert failed == 0, report
     assert torch._C._len_torch_function_stack() == 0, "the example left a mode on the stack"
+
+
+@pytest.mark.parametrize("example", _stack_examples(diverging=True))
+def test_example_stack_still_diverges(example: str, request: pytest.FixtureRequest) -> None:
+    rule_id = request.node.callspec.id
+    script = ("import sys\n"
+              "from tests.test_catalogue_examples import _run\n"
+              f"failed, report = _run(sys.stdin.read(), {rule_id!r}, 'example_stack')\n"
+              "print(report)\n"
+              "sys.exit(3 if failed else 0)\n")
+    done = subprocess.run([sys.executable, "-c", script], input=example, cwd=ROOT, text=True,
+                          capture_output=True, timeout=300, check=False)
+    version = stack_version(_torch_version() or "")
+    assert done.returncode != 0, (
+        f"{rule_id}'s example_stack passes on torch {version}: the divergence of "
+        f"STACK_DIVERGENCES is gone ({STACK_DIVERGENCES[rule_id, str(version)]})")
+    assert done.returncode == 3 or done.returncode < 0, done.stderr[-2000:]
 
 
 @pytest.mark.skipif(not _stack_examples(), reason="no torch of the stack generation installed")

@@ -4,15 +4,18 @@ Mirrors ``tests/test_catalogue_examples.py``: examples written against ``referen
 run; examples written against ``torch`` (the stack generation), and every rule's
 ``example_stack``, run only where torch of a stack release the rule holds for is installed
 (``spec.holds.example_holds``: the rule's stack version and, for a TEXT rule, a release whose
-table has its text).
+table has its text) and the release's committed certificate does not call the rule not
+applicable; an ``example_stack`` the release breaks (``spec.holds.STACK_DIVERGENCES``) does not
+run there.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from conformance.matrix import release_verdicts
 from spec.catalogue import load_catalogue
-from spec.holds import example_holds
+from spec.holds import STACK_DIVERGENCES, example_holds, stack_version
 
 _ROOT = Path(__file__).resolve().parents[3]
 
@@ -32,4 +35,8 @@ def runnable(rule_id: str, stack: bool = False) -> bool:
     if not stack and rule.example_impl == "reference_impl":
         return True
     version = _torch_version()
-    return version is not None and example_holds(rule, version)
+    if version is None or not example_holds(rule, version):
+        return False
+    if stack and (rule_id, stack_version(version)) in STACK_DIVERGENCES:
+        return False
+    return release_verdicts(_ROOT, version).get(rule_id) != "not_applicable"
