@@ -15,7 +15,7 @@ from sphinx.addnodes import pending_xref
 from sphinx.util.docutils import SphinxDirective
 
 from spec.catalogue import Area, Rule
-from spec.holds import stack_releases
+from spec.holds import STACK_DIVERGENCES, stack_releases
 
 from . import data as tfm_data
 from .inline import RULE_ID, paragraphs, rule_ref
@@ -160,6 +160,10 @@ class AreaDirective(SphinxDirective):
             heading = f"Example in the stack generation's API (torch {stack_releases(rule)})"
             section += _rubric(heading)
             section.extend(_example(rule, stack, "torch", data, stack=True))
+            for (diverging, version), reason in STACK_DIVERGENCES.items():
+                if diverging == rule.id:
+                    text = f"Torch {version} breaks the rule in this very scenario: {reason}."
+                    section += nodes.paragraph(text, text, classes=["tfm-example-note"])
 
         section += _rubric("Tests")
         tests = data.covered.get(rule.id, [])
