@@ -138,6 +138,23 @@ def run_scenario(adapter: Any, scenario: Any) -> tuple[Any, Any, list[str]]:
     return trace, naming, leaked
 
 
+def run_batch(adapter: Any, scenarios: Any) -> list[tuple[Any, Any, list[str]]]:
+    """Each scenario's observed trace, naming and leftovers, run one after the other with the
+    implementation reset after each. The events are not streamed: if the implementation crashes
+    or hangs, the suite runs the batch again one scenario at a time (conformance.exhaustive)."""
+    from conformance.runner import Run
+
+    results = []
+    for scenario in scenarios:
+        try:
+            run = Run(scenario, adapter)
+            trace, naming = run.execute(), run.naming()
+        finally:
+            leaked = reset(adapter)
+        results.append((trace, naming, leaked))
+    return results
+
+
 def run_scenario_compiled(adapter: Any, scenario: Any) -> tuple[Any, ...]:
     """The scenario run eagerly, then inside torch.compile, in this process: each run's trace
     and naming, how much Dynamo traced, and what the compiled run left behind."""

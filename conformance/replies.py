@@ -41,6 +41,7 @@ from .wire import (
 RESET = "conformance._child:reset"
 SCENARIO = "conformance._child:run_scenario"
 COMPILED = "conformance._child:run_scenario_compiled"
+BATCH = "conformance._child:run_batch"
 BODY = "conformance._child:run_body"
 #: The property under which run_body hands back the noise warnings a body raised.
 NOISE_KEY = "tfmode_noise"
@@ -63,6 +64,8 @@ def encode_result(target: str, value: Any) -> Any:
     if target == SCENARIO:
         trace, naming, leaked = value
         return {"trace": encode_trace(trace), "naming": encode_naming(naming), "leaked": list(leaked)}
+    if target == BATCH:
+        return [encode_result(SCENARIO, one) for one in value]
     if target == COMPILED:
         eager, eager_naming, compiled, naming, compilation, leaked = value
         return {"eager": encode_trace(eager), "eager_naming": encode_naming(eager_naming),
@@ -81,6 +84,8 @@ def decode_result(target: str, body: Any) -> Any:
         r = fields(body, "the result", ("trace", "naming", "leaked"))
         return (decode_trace(r["trace"]), decode_naming(r["naming"]),
                 decode_texts(r["leaked"], "the state left behind"))
+    if target == BATCH:
+        return [decode_result(SCENARIO, one) for one in items(body, "the batch's results")]
     if target == COMPILED:
         from .compiled import Compilation
 

@@ -80,6 +80,8 @@ class Sandbox:
         self._tail: Tail | None = None
         self._partial: list[Any] = []
         self._last_id = 0
+        #: Requests sent and not yet answered, oldest first (see submit and collect).
+        self._pending: list[int] = []
         #: what the child's tripwire found changed in the suite's code (None: nothing); once
         #: set, every request of the run fails without a child being started
         self.tampered: str | None = None
@@ -140,6 +142,7 @@ class Sandbox:
     def close(self) -> None:
         """Kill the child (it may be looping or have threads of its own) and forget it."""
         proc, self._proc = self._proc, None
+        self._pending = []  # a new child never answers the old one's requests
         if self._to is not None:
             self._to.close()
         if self._from is not None:
@@ -259,7 +262,8 @@ class Sandbox:
 
     def call(self, target: str, args: tuple[Any, ...], seconds: float, during: str) -> Any:
         """``target(adapter, *args)`` in the child (``target`` is ``module:function``)."""
-        if self._proc is not None and self._left_over():  # a stray frame: start afresh
+        # A stray frame, or a submitted request nobody collects: start afresh.
+        if self._proc is not None and (self._pending or self._left_over()):
             self.close()
             self.restarts += 1
         for attempt in (1, 2):
@@ -274,6 +278,12 @@ class Sandbox:
         raise AssertionError("unreachable")
 
     def _request(self, target: str, args: tuple[Any, ...], seconds: float, during: str) -> Any:
+        return self.collect(self.submit(target, args), target, seconds, during)
+
+    def submit(self, target: str, args: tuple[Any, ...]) -> int:
+        """Send a request without waiting for its reply: its id, for :meth:`collect`. The child
+        answers requests in the order they are sent, so they are collected in that order; a
+        fault while collecting one loses the requests sent after it (the child is replaced)."""
         if self.tampered is not None:
             raise ImplementationTampered(self.tampered)
         self.start()
@@ -284,7 +294,20 @@ class Sandbox:
             self._to.send((request, target, args))
         except (BrokenPipeError, OSError):  # it died between two requests
             raise self._fault(ImplementationCrashed, "crashed", "idle") from None
-        kind, body = self._receive(request, seconds, during, ("ok", "raised", "exited", "tampered"))
+        self._pending.append(request)
+        return request
+
+    def collect(self, request: int, target: str, seconds: float, during: str) -> Any:
+        """The reply to ``request`` (the oldest one in flight), decoded and checked."""
+        if not self._pending or self._pending[0] != request:
+            raise ImplementationCrashed(f"the implementation was replaced before it answered "
+                                        f"while {during}")
+        try:
+            kind, body = self._receive(request, seconds, during,
+                                       ("ok", "raised", "exited", "tampered"))
+        finally:
+            if self._pending and self._pending[0] == request:
+                self._pending.pop(0)
         if kind == "tampered":
             self._tampered(body, during)
         try:
@@ -341,6 +364,13 @@ class SandboxedImplementation:
 
     def call(self, target: str, *args: Any, seconds: float, during: str) -> Any:
         return self.sandbox.call(target, args, seconds, during)
+
+    def submit(self, target: str, *args: Any) -> int:
+        """Send a request now, collect its reply later (:meth:`Sandbox.submit`)."""
+        return self.sandbox.submit(target, args)
+
+    def collect(self, request: int, target: str, seconds: float, during: str) -> Any:
+        return self.sandbox.collect(request, target, seconds, during)
 
     def reset(self, restart: bool = True) -> list[str]:
         """Clear any mode the implementation left behind; what was found. ``restart=False``:
