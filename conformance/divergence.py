@@ -153,6 +153,24 @@ def _outcome(difference: Difference, naming: Naming) -> list[str]:
     return block("the outcome, a return or an exception", rules, want, show_outcome(observed))
 
 
+def _suite_built(observed: Trace, difference: Difference) -> list[str]:
+    """A note where what differs came from the suite building one of the call's tensors
+    (``x0 = tensor(...)``, before the scenario's set-up) rather than from the scenario: an
+    event observed while it was built, the exception its building raised, or the events
+    missing after that exception."""
+    raised = observed.built_during(None) if isinstance(observed.outcome, Raised) else None
+    if difference.place == "outcome":
+        built, what = raised, "this exception was raised"
+    elif difference.observed is None:
+        built, what = raised, "nothing more was observed: an exception was raised"
+    else:
+        built, what = observed.built_during(difference.index), "this event was observed"
+    if built is None:
+        return []
+    return [f"  {what} while the suite built {built.name} with {built.how}, before the "
+            "scenario's set-up (the implementation's own tensor creation, not the call)"]
+
+
 def show_trace(trace: Trace, naming: Naming) -> str:
     """Every event of ``trace`` and its outcome on one line, as a snippet prints them."""
     outcome = trace.outcome
@@ -175,9 +193,11 @@ def describe(comparison: Comparison) -> list[str]:
     found: list[list[str]] = []
     for difference in comparison.found:
         if difference.place == "event":
-            found.append(_event(difference, comparison.naming))
+            found.append(_event(difference, comparison.naming)
+                         + _suite_built(comparison.observed, difference))
         elif difference.place == "outcome":
-            found.append(_outcome(difference, comparison.naming))
+            found.append(_outcome(difference, comparison.naming)
+                         + _suite_built(comparison.observed, difference))
         else:
             found.append(block("the current mode once every set-up step has exited",
                                difference.rules, repr(difference.expected),

@@ -4,7 +4,8 @@ This module only gathers the hooks and fixtures; each concern lives in its own m
 :mod:`conformance.activation` (options, loading the implementation, the hypothesis profile),
 :mod:`conformance.collection` (markers and rule selection), :mod:`conformance.recording`
 (running each test and recording its outcome), :mod:`conformance.fixtures` and
-:mod:`conformance.finish` (verdicts, the certificate and the terminal summary).
+:mod:`conformance.finish` (verdicts, the certificate and the terminal summary),
+:mod:`conformance.nodeids` (the suite's test IDs, wherever it is installed).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from .fixtures import (
     rule_timeout,
     tfmode_certify,
 )
+from .nodeids import pytest_pycollect_makemodule
 from .recording import (
     RuleTimeout,
     pytest_runtest_call,
@@ -56,6 +58,7 @@ __all__ = [
     "pytest_configure",
     "pytest_deselected",
     "pytest_plugin_registered",
+    "pytest_pycollect_makemodule",
     "pytest_report_header",
     "pytest_runtest_call",
     "pytest_runtest_logreport",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .safe import text_of
+from .tracewire import decode_noise, decode_trace, encode_trace
 from .wire import (
     _KEY,
     MAX_DEPTH,
@@ -23,11 +24,8 @@ from .wire import (
     WireError,
     choice,
     decode_naming,
-    decode_noise,
     decode_texts,
-    decode_trace,
     encode_naming,
-    encode_trace,
     fields,
     flag,
     integer,

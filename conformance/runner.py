@@ -37,6 +37,7 @@ from spec.model.scenario import (
     TensorArg,
 )
 from spec.model.trace import (
+    Built,
     Event,
     HandlerRun,
     Installed,
@@ -77,6 +78,8 @@ class Run(ScenarioObjects):
         #: Per handler run, its event's index and the ``args`` and ``kwargs`` it received.
         self.received: list[tuple[int, Any, Any]] = []
         self.noise: list[tuple[str, str]] = []
+        #: The call's tensors whose building ran something of the scenario or raised.
+        self.built: list[Built] = []
         self.classes: dict[str, type] = {}
         self.mode_classes: dict[str, type] = {}
         self.instances: dict[str, Any] = {}
@@ -218,10 +221,20 @@ class Run(ScenarioObjects):
     def _materialize(self, arg: Arg, counter: Iterator[int]) -> Any:
         if isinstance(arg, TensorArg):
             k = next(counter)
-            t = self.ad.tensor(tensor_data(k))
-            if arg.cls is not None:
-                cls = self.classes[arg.cls]
-                t = t.as_subclass(cls) if issubclass(cls, self.ad.Tensor) else cls()
+            cls = None if arg.cls is None else self.classes[arg.cls]
+            duck = cls is not None and not issubclass(cls, self.ad.Tensor)
+            how = (f"{arg.cls}()" if duck else f"tensor({list(tensor_data(k))})"
+                   + ("" if cls is None else f".as_subclass({arg.cls})"))
+            first = len(self.events)
+            try:
+                t = self.ad.tensor(tensor_data(k))
+                if cls is not None:
+                    t = cls() if duck else t.as_subclass(cls)
+            except Exception:  # the outcome: the implementation raised as the suite built it
+                self.built.append(Built(f"x{k}", how, first, len(self.events), raised=True))
+                raise
+            if len(self.events) > first:  # a handler ran, or a warning, as the suite built it
+                self.built.append(Built(f"x{k}", how, first, len(self.events)))
             self.idents[id(t)] = f"x{k}"
             return t
         if isinstance(arg, ListArg):
@@ -262,7 +275,8 @@ class Run(ScenarioObjects):
             finally:
                 RUNS.pop(self.key, None)
         return Trace(described_events(self.events, self.received, self.idents), outcome,
-                     self.label(self.ad.current_mode()), noise=tuple(self.noise))
+                     self.label(self.ad.current_mode()), noise=tuple(self.noise),
+                     built=tuple(self.built))
 
     def user_code(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """What a user of the implementation writes: the set-up's blocks, one inside the

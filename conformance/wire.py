@@ -20,7 +20,8 @@ BODY}``. Nothing in it can run code when it is read. ``id`` is the id of the req
 The child encodes each value with this module (``encode_*``); the suite decodes it
 (``decode_*``), checking every field's type, every text's length and every name against what
 it may be, and raises :class:`WireError` for anything else. Traces are encoded field by field
-from :mod:`spec.model.trace`: an observed trace carries no rules, so none travel.
+from :mod:`spec.model.trace` (events here, a whole trace in :mod:`conformance.tracewire`): an
+observed trace carries no rules, so none travel.
 """
 
 from __future__ import annotations
@@ -39,13 +40,9 @@ from spec.model.trace import (
     HandlerRun,
     Installed,
     Message,
-    Outcome,
-    Raised,
     Ref,
-    Returned,
     Settled,
     TensorValue,
-    Trace,
     Value,
     WarningEmitted,
 )
@@ -334,46 +331,6 @@ def _event(value: Any) -> Event:
     if kind == "installed":
         return Installed(integer(e["index"], ".index"), optional_text(e["current"], ".current"))
     return Settled(optional_text(e["current"], ".current"))
-
-
-def encode_trace(trace: Trace) -> dict[str, Any]:
-    outcome = trace.outcome
-    shown: dict[str, Any] = (
-        {"t": "returned", "value": encode_value(outcome.value)} if isinstance(outcome, Returned)
-        else {"t": "raised", "type": outcome.exc_type, "message": encode_message(outcome.message)})
-    return {"events": [encode_event(e) for e in trace.events], "outcome": shown,
-            "after": trace.after, "noise": [list(n) for n in trace.noise]}
-
-
-def decode_trace(value: Any, where: str = "the trace") -> Trace:
-    t = fields(value, where, ("events", "outcome", "after", "noise"))
-    events: list[Event] = []
-    for i, e in enumerate(items(t["events"], f"{where}.events")):
-        try:
-            events.append(_event(e))
-        except WireError as exc:
-            raise WireError(f"{where}.events[{i}]{exc}") from None
-    kind = choice(t["outcome"].get("t") if isinstance(t["outcome"], dict) else None,
-                  f"{where}.outcome.t", ("returned", "raised"))
-    outcome: Outcome
-    if kind == "returned":
-        o = fields(t["outcome"], f"{where}.outcome", ("t", "value"))
-        outcome = Returned(decode_value(o["value"], f"{where}.outcome.value"))
-    else:
-        o = fields(t["outcome"], f"{where}.outcome", ("t", "type", "message"))
-        outcome = Raised(text(o["type"], f"{where}.outcome.type"),
-                         decode_message(o["message"], f"{where}.outcome.message"))
-    return Trace(tuple(events), outcome, optional_text(t["after"], f"{where}.after"),
-                 noise=decode_noise(t["noise"], f"{where}.noise"))
-
-
-def decode_noise(value: Any, where: str) -> tuple[tuple[str, str], ...]:
-    pairs = []
-    for i, pair in enumerate(items(value, where)):
-        if not isinstance(pair, list) or len(pair) != 2:
-            raise WireError(f"{where}[{i}]: expected [category, text]")
-        pairs.append((text(pair[0], f"{where}[{i}]"), text(pair[1], f"{where}[{i}]")))
-    return tuple(pairs)
 
 
 def encode_naming(naming: dict[tuple[str, str], str]) -> list[list[str]]:

@@ -67,6 +67,18 @@ def test_each_text_rule_shows_its_texts_and_no_other(rule_page: Element) -> None
         assert sorted(shown(rule_page.by_id(rule.id))) == expected, rule.id
 
 
+def test_a_rule_naming_texts_shows_each_of_them_exactly(html: Path) -> None:
+    # a rule of another area whose error's text the TEXT rules fix (``texts``): the NOTIMPL
+    # rules show the 'no implementation found' and the 'Multiple dispatch failed' forms
+    named = [rule for rule in CATALOGUE.rules if rule.texts]
+    assert {"TFM_NOTIMPL_002", "TFM_NOTIMPL_003"} <= {rule.id for rule in named}
+    for rule in named:
+        section = parse(html / "rules" / f"{rule.area.lower()}.html").by_id(rule.id)
+        expected = sorted(TABLE.every_text(*rule.texts))
+        assert sorted(set(shown(section))) == expected, rule.id
+        assert "The error's texts" in section.text(), rule.id
+
+
 def test_the_tricky_texts_are_among_them() -> None:
     # The checks above would pass vacuously if these were not in the table.
     texts = [entry.text or "" for _, entry in TEXTS]

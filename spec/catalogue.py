@@ -103,6 +103,9 @@ class Rule:
     #: against torch itself (``import torch``, ``with M():``) where a release it holds for is
     #: installed; ``None`` when there is none.
     example_stack: str | None = None
+    #: The kinds of text (``spec/texts.toml``) of the error the rule requires, where another
+    #: area's TEXT rules fix its message: its page shows each kind's text in every release.
+    texts: tuple[str, ...] = ()
 
     def applies_to(self, generation: str, version: str | None = None) -> bool:
         """Whether the rule holds for an implementation of that generation (and stack version)."""
@@ -213,6 +216,7 @@ def _build_area(document: Mapping[str, Any], path: Path) -> Area:
                 example_impl=raw.get("example_impl", "reference_impl"),
                 versions=tuple(v for v in STACK_VERSIONS if v in raw.get("versions", ())),
                 example_stack=raw.get("example_stack"),
+                texts=tuple(raw.get("texts", ())),
             )
         )
         if "example_stack" in raw and "stack" not in raw["generations"]:

@@ -92,6 +92,12 @@ _RULE_SCHEMA: Final[dict[str, Any]] = {
             "items": {"type": "string", "enum": list(STACK_VERSIONS)},
         },
         "uncertainty": _TEXT,
+        "texts": {
+            "type": "array",
+            "minItems": 1,
+            "uniqueItems": True,
+            "items": {"type": "string", "pattern": r"^[a-z][a-z0-9-]*$"},
+        },
     },
 }
 

@@ -24,14 +24,13 @@ from conformance.attribution import event_rules
 from conformance.compare import args_match, differences, event_matches, kwvalues_match
 from conformance.divergence import describe_differences
 from conformance.runner import execute
+from conformance.tracewire import decode_trace, encode_trace
 from conformance.wire import (
     WireError,
     decode_arg,
     decode_event,
-    decode_trace,
     encode_arg,
     encode_event,
-    encode_trace,
 )
 from spec.examples import load_examples
 from spec.model import predict, scenario_from_dict

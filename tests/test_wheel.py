@@ -73,3 +73,28 @@ def test_the_suite_runs_from_the_wheel_with_a_selection(unpacked: Path, tmp_path
     cert = json.loads((tmp_path / "reports" / "certificate.json").read_text())
     assert cert["run"]["selection"]["partial"] is True
     assert {cert["rules"][r]["verdict"] for r in cert["rules"] if r.startswith("TFM_TYPES_")} == {"pass"}
+
+
+def test_the_suite_s_tests_are_named_from_the_package_wherever_it_is_installed(
+        unpacked: Path, tmp_path: Path) -> None:
+    # as tox installs it: in a virtual environment inside the project, which is the rootdir
+    project = tmp_path / "project"
+    site = project / ".tox" / "conformance" / "lib" / "python3" / "site-packages"
+    shutil.copytree(unpacked, site)
+    (project / "tox.ini").write_text("[pytest]\n", encoding="utf-8")
+    code = ("import sys, pytest; sys.exit(pytest.main(['-p', 'conformance.plugin', "
+            "'-p', 'no:cacheprovider', '--pyargs', 'conformance.suite', '--impl', "
+            "'reference_impl', '--rules', 'TFM_ORDER_001', '-v', '-rA', "
+            f"'--reports-dir={tmp_path / 'reports'}']))")
+    done = _python(site, project, code)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert f"rootdir: {project}" in done.stdout
+    shown = [line for line in done.stdout.splitlines() if "::test_" in line]
+    assert any(line.startswith("conformance/suite/test_examples.py::test_example[") for line in shown)
+    assert any(line.startswith("PASSED conformance/suite/test_generated.py::") for line in shown)
+    assert not [line for line in shown if ".tox" in line or "site-packages" in line], shown
+    junit = (tmp_path / "reports" / "junit.xml").read_text(encoding="utf-8")
+    assert 'classname="conformance.suite.test_examples"' in junit
+    cert = json.loads((tmp_path / "reports" / "certificate.json").read_text())
+    tests = [t for rule in cert["rules"].values() for t in rule.get("tests", [])]
+    assert tests and all(t.startswith("conformance/suite/test_") for t in tests)

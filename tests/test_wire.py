@@ -28,13 +28,12 @@ from conformance.replies import (
 from conformance.runner import Run, execute
 from conformance.safe import repr_of, text_of
 from conformance.sandbox import ImplementationMisbehaved, SandboxedImplementation
+from conformance.tracewire import decode_trace, encode_trace
 from conformance.wire import (
     CUT,
     MAX_FRAME,
     Frames,
     WireError,
-    decode_trace,
-    encode_trace,
     frame,
     printable,
 )

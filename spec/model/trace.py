@@ -233,6 +233,22 @@ class Note:
 
 
 @dataclass(frozen=True)
+class Built:
+    """Observed only: a tensor of the call (``x0``, ``x1``...) whose building by the suite,
+    before any set-up step, ran something of the scenario (``events[first:end]``, a handler
+    run or a warning) or raised (``raised``: the trace's outcome is that exception).
+
+    ``how`` is the code that built it, as the snippet writes it (``tensor([1.0, -3.0])``,
+    ``tensor([1.0, -3.0]).as_subclass(A)``)."""
+
+    name: str
+    how: str
+    first: int
+    end: int
+    raised: bool = False
+
+
+@dataclass(frozen=True)
 class Trace:
     """Observable events in order, the outcome, and the current mode once every set-up step has exited."""
 
@@ -245,6 +261,16 @@ class Trace:
     #: Observed only: warnings the implementation raised for its own reasons, as
     #: ``(category, first line)`` pairs (never compared; see conformance.noise).
     noise: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    #: Observed only: the call's tensors whose building ran something or raised (never
+    #: compared; a failure message says which of its events and its raise the suite caused).
+    built: tuple[Built, ...] = field(default=(), compare=False)
+
+    def built_during(self, index: int | None) -> Built | None:
+        """The tensor whose building recorded event ``index`` (``None``: raised the outcome)."""
+        for built in self.built:
+            if (built.raised if index is None else built.first <= index < built.end):
+                return built
+        return None
 
     def rules_exercised(self) -> frozenset[str]:
         """Every rule that decides some step of this trace."""

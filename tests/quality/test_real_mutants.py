@@ -1,10 +1,10 @@
 """The real-code mutation harness, tested on reference_impl (no torch needed).
 
-A control and each variant of tests/quality/real_mutants/reference.py are certified once,
+A control and each variant of tests/quality/real_mutants/reference.py are checked once,
 in turn, through the command line (dev profile, fixed seed): the control must come out clean
 and each variant killed on the rule its bug breaks. The control here is an edit that changes no
 behaviour and only writes a line from the process that executes the edited module: the same
-run shows that the suite's sandbox child is that process (one certification, not two).
+run shows that the suite's sandbox child is that process (one run, not two).
 """
 
 from __future__ import annotations
@@ -47,14 +47,14 @@ def runs(workdir: Path) -> Iterator[dict[str, Result]]:
     marker = _marker_variant(workdir / "marker.txt")
     installed = harness.locate(VSET.target)
     before = installed.read_bytes()
-    control = harness.certify(VSET, marker, workdir)
-    results = {v.name: harness.certify(VSET, v, workdir, control=control.run)
+    control = harness.run_variant(VSET, marker, workdir)
+    results = {v.name: harness.run_variant(VSET, v, workdir, control=control.run)
                for v in VSET.variants}
     assert installed.read_bytes() == before, "a variant run changed the installed file"
     yield {"control": control, **results}
 
 
-def test_the_control_is_certified_clean(runs: dict[str, Result]) -> None:
+def test_the_control_comes_out_clean(runs: dict[str, Result]) -> None:
     control = runs["control"]
     assert control.run is not None and control.run.certificate is not None, control.problem
     cert = control.run.certificate
@@ -88,7 +88,7 @@ def test_a_variant_that_does_not_match_is_one_clear_line(tmp_path: Path) -> None
     path = harness.locate(VSET.target)
     for old, count in (("no such text in the file", 0), ("return result", 2)):
         with pytest.raises(VariantError) as info:
-            harness.certify(VSET, Variant("stale", "does not apply", old, "x"), tmp_path)
+            harness.run_variant(VSET, Variant("stale", "does not apply", old, "x"), tmp_path)
         message = str(info.value)
         assert message == (f"variant stale does not apply to {path}: "
                            f"the old text occurs {count} times, not exactly once")

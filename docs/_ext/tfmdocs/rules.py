@@ -124,7 +124,8 @@ class AreaDirective(SphinxDirective):
         statement = nodes.container(classes=["tfm-statement"])
         statement.extend(paragraphs(rule.statement, docname, levels=True))
         section += statement
-        section.extend(rule_texts(rule.id, doc_link("/texts", "Texts per release", docname)))
+        section.extend(rule_texts(rule.id, doc_link("/texts", "Texts per release", docname),
+                                  getattr(rule, "texts", ())))
 
         section += _rubric("Rationale")
         section.extend(paragraphs(rule.rationale, docname))

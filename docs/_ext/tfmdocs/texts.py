@@ -48,25 +48,40 @@ def _shown(entry: Entry) -> nodes.paragraph:
     return nodes.paragraph("", "", *required_text(entry.text), classes=["tfm-text-cell"])
 
 
-def _kinds_of(rule_id: str) -> list[Kind]:
-    return [kind for kind in load_texts().kinds.values() if kind.rule == rule_id]
+def _kinds_of(rule_id: str, named: tuple[str, ...] = ()) -> list[Kind]:
+    """The kinds a TEXT rule checks, then those ``named`` (a rule's ``texts``)."""
+    table = load_texts()
+    unknown = [name for name in named if name not in table.kinds]
+    if unknown:
+        raise ValueError(f"{rule_id}: texts names no kind of spec/texts.toml: {unknown}")
+    own = [kind for kind in table.kinds.values() if kind.rule == rule_id]
+    return own + [table.kinds[name] for name in named if table.kinds[name] not in own]
 
 
-def rule_texts(rule_id: str, link: nodes.Node) -> list[nodes.Node]:
-    """For a TEXT rule's section: each kind of text it checks, with its text in every release
-    (none for a rule of another area). ``link`` leads to the page of all texts."""
-    kinds = _kinds_of(rule_id)
+def rule_texts(rule_id: str, link: nodes.Node, named: tuple[str, ...] = ()) -> list[nodes.Node]:
+    """For a rule's section: each kind of text it checks (a TEXT rule) or its error takes
+    (``named``, the rule's ``texts``), with its text in every release; none for another rule.
+    ``link`` leads to the page of all texts."""
+    kinds = _kinds_of(rule_id, named)
     if not kinds:
         return []
     rows = [_row(nodes.paragraph("", "", nodes.literal(text=kind.name)),
                  nodes.paragraph(text=_span(entry)), _shown(entry))
             for kind in kinds for entry in kind.entries]
     intro = nodes.paragraph()
-    intro += nodes.Text("The texts this rule requires, as the table holds them (every release "
-                        "side by side: ")
+    if any(kind.rule == rule_id for kind in kinds):
+        title = "Required texts"
+        intro += nodes.Text("The texts this rule requires, as the table holds them (every release "
+                            "side by side: ")
+    else:
+        title = "The error's texts"
+        rules = ", ".join(dict.fromkeys(kind.rule for kind in kinds))
+        intro += nodes.Text("The error's text differs between releases and generations; these are "
+                            f"its texts in each release, as {rules} require them (every release "
+                            "side by side: ")
     intro += link
     intro += nodes.Text("). Spaces, backticks and line breaks are part of each text.")
-    return [nodes.rubric("Required texts", "Required texts", classes=["tfm-rubric"]), intro,
+    return [nodes.rubric(title, title, classes=["tfm-rubric"]), intro,
             _table(("kind", "releases", "text"), rows, (20, 14, 66))]
 
 

@@ -2,8 +2,9 @@
 [--output PATH]
 [--rst PATH] [--keep]
 
-Certifies the control, then each variant, one subprocess at a time, and prints one line per
-run. Exit status: 0 when the control is certified clean and no run is broken, 1 otherwise,
+Checks the control, then each variant, by a conformance run of the suite (never a ``--certify``
+run: the variant set's profile and options), one subprocess at a time, and prints one line per
+run. Exit status: 0 when the control comes out clean and no run is broken, 1 otherwise,
 2 when a variant does not apply to the installed file.
 """
 
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import report
-from .harness import Result, VariantError, VariantSet, certify_all, check
+from .harness import Result, VariantError, VariantSet, check, run_all
 
 
 def _variant_set(target: str) -> VariantSet:
@@ -50,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="keep the generated modules and the reports (the folder is printed)")
     parser.add_argument("--dry-run", action="store_true",
                         help="only check that every edit applies to the installed file and "
-                             "compiles (exit 2 if one does not); certify nothing")
+                             "compiles (exit 2 if one does not); run nothing")
     args = parser.parse_args(argv)
     vset = _variant_set(args.target)
     if args.dry_run:
@@ -66,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="tfmode-variants-"))
     try:
         names = args.variants.split(",") if args.variants else None
-        control, results = certify_all(vset, vset.select(names), workdir, _line)
+        control, results = run_all(vset, vset.select(names), workdir, _line)
     except VariantError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,10 +1,11 @@
-"""Certifies single-bug variants of an installed implementation through the real command line.
+"""Checks single-bug variants of an installed implementation through the real command line
+(conformance runs under the variant set's profile, never a ``--certify`` run).
 
 A variant set names a target module (``torch.overrides``), the package to import
 (``torch``), a control and the variants. A variant is data: an exact old text of the target's
 installed file, which must occur there once, and the new text that replaces it. For each
 variant, :func:`write_module` writes ``tfmode_variant_<name>.py`` into a temporary directory
-(the text of :mod:`.runtime` and one call of its ``install``); :func:`certify` runs the suite
+(the text of :mod:`.runtime` and one call of its ``install``); :func:`run_variant` runs the suite
 on ``--impl tfmode_variant_<name>`` in a subprocess with that directory on PYTHONPATH (the
 suite's sandbox child inherits it), and :func:`classify` reads the certificate:
 
@@ -191,9 +192,10 @@ def masked(run: SuiteRun, control: SuiteRun | None) -> list[str]:
                   if tests - before.get(rule_id, set()))
 
 
-def certify(vset: VariantSet, variant: Variant, workdir: Path,
-            env_extra: dict[str, str] | None = None, control: SuiteRun | None = None) -> Result:
-    """Write the variant's module under ``workdir`` and certify it in a subprocess; ``control``
+def run_variant(vset: VariantSet, variant: Variant, workdir: Path,
+                env_extra: dict[str, str] | None = None, control: SuiteRun | None = None) -> Result:
+    """Write the variant's module under ``workdir`` and check it by a conformance run in a
+    subprocess; ``control``
     (the control's run) tells which expected failures are new (``masked_rules``)."""
     modules = workdir / "modules"
     impl = write_module(modules, vset, variant)
@@ -206,15 +208,16 @@ def certify(vset: VariantSet, variant: Variant, workdir: Path,
                   variant.equivalent_under, problem, masked(run, control), run)
 
 
-def certify_all(vset: VariantSet, variants: Sequence[Variant], workdir: Path,
-                report: Callable[[Result], None] = lambda result: None) -> tuple[Result, list[Result]]:
-    """Check that every variant applies, then certify the control and each variant in turn."""
+def run_all(vset: VariantSet, variants: Sequence[Variant], workdir: Path,
+            report: Callable[[Result], None] = lambda result: None) -> tuple[Result, list[Result]]:
+    """Check that every variant applies, then run the suite on the control and each variant in
+    turn."""
     for variant in [vset.control, *variants]:
         check(vset, variant)
-    control = certify(vset, vset.control, workdir)
+    control = run_variant(vset, vset.control, workdir)
     report(control)
     results = []
     for variant in variants:
-        results.append(certify(vset, variant, workdir, control=control.run))
+        results.append(run_variant(vset, variant, workdir, control=control.run))
         report(results[-1])
     return control, results

@@ -1,6 +1,6 @@
 """Variants of reference_impl/overrides.py: the harness's own test, which needs no torch.
 
-Each edit is one bug that a 2022-generation certification fails on a known rule
+Each edit is one bug that a conformance run of the 2022 generation fails on a known rule
 (``RULES``); the control changes a comment.
 """
 

@@ -78,11 +78,12 @@ def render(doc: dict[str, Any]) -> str:
         "   the JSON result of `python -m tests.quality.real_mutants`; do not edit it by hand.",
         "",
         f"Single-bug variants of ``{doc['target']}`` of {impl['name']} {impl['version']}, each "
-        f"certified on {doc['date']} with ``{' '.join(doc['suite_options'])}``: "
+        f"checked on {doc['date']} by a conformance run with "
+        f"``{' '.join(doc['suite_options'])}``: "
         f"{summary['killed']} killed, {summary['survived']} survived ({equivalent} of them "
         f"believed equivalent under the spec), {summary['broken']} broken. "
         "The control (an edited comment) "
-        f"{'is certified clean' if clean else 'is NOT certified clean: ' + _verdict(control)}.",
+        f"{'comes out clean' if clean else 'does NOT come out clean: ' + _verdict(control)}.",
         "",
         ".. list-table::",
         "   :header-rows: 1",

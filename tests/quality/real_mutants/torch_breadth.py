@@ -7,8 +7,8 @@ Each edit is a plausible slip in a Python function or method that dispatches, in
 ``torch/overrides.py``'s helpers (``is_tensor_like``, ``wrap_torch_function``, the mode's
 ``__exit__``): a forgotten or narrowed ``has_torch_function`` check, a wrong ``public_api``, a
 fast path that skips the mode, an operator that swallows the handler's exception, a
-``DeviceContext`` that loses the user's modes. They are certified as ``conformance-torch``
-certifies torch (certify profile, the committed expected failures).
+``DeviceContext`` that loses the user's modes. They are checked as ``conformance-torch``
+checks torch (a conformance run under the certify profile, the committed expected failures).
 """
 
 from __future__ import annotations

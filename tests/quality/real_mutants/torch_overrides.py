@@ -1,5 +1,6 @@
-"""Single-bug variants of torch 2.13.0's torch/overrides.py, certified as the conformance-torch
-tox environment certifies torch itself (certify profile, the committed expected failures).
+"""Single-bug variants of torch 2.13.0's torch/overrides.py, checked as the conformance-torch
+tox environment checks torch itself (a conformance run under the certify profile, the
+committed expected failures).
 
 Each edit is a plausible slip in the Python half of dispatch that changes what handlers see:
 ``handle_torch_function`` (htf_), ``_get_overloaded_args`` (goa_), ``TorchFunctionMode``'s
