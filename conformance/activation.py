@@ -50,6 +50,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--compile", dest="tfmode_compile", action="store_true", default=False,
                     help="run each scenario's user code inside torch.compile(backend='eager') "
                          "too, and certify the compiled runs against the eager ones (torch 2.x)")
+    group.addoption("--exhaustive", dest="tfmode_exhaustive", metavar="SCOPE", default=None,
+                    help="check every scenario of a bounded scope too: default, large, or "
+                         "bounds such as modes=2,classes=1,setup=2 (see the docs); a "
+                         "certification checks the default scope unless given another "
+                         "(none: no scope, which its certificate says); env TFMODE_EXHAUSTIVE")
     group.addoption("--rule-timeout", dest="tfmode_timeout", metavar="SECONDS", default=None,
                     help=f"per-test time limit, at least {MIN_TIMEOUT:g} s "
                          f"(default {DEFAULT_TIMEOUT:g})")
@@ -67,6 +72,24 @@ def pytest_configure(config: pytest.Config) -> None:
     if (config.getoption("tfmode_impl") is not None or config.getoption("tfmode_certify")
             or names_suite(config)):
         activate(config, state, early=True)
+
+
+def _exhaustive(config: pytest.Config, state: RunState) -> Any:
+    """The scope of the run's exhaustive part (None: none): --exhaustive's, else under
+    --certify the default scope; refused with --compile (every scenario compiled twice)."""
+    from .exhaustive.scope import ScopeError, default_scope, parse_scope
+
+    assert state.adapter is not None
+    generation = state.adapter.generation
+    given = config.getoption("tfmode_exhaustive") or os.environ.get("TFMODE_EXHAUSTIVE")
+    if given is None:
+        return default_scope(generation) if state.certify and not state.compile else None
+    if given.strip() == "none":
+        return None
+    try:
+        return parse_scope(given, generation)
+    except ScopeError as exc:
+        raise pytest.UsageError(f"--exhaustive: {one_line(exc)}") from None
 
 
 def _impl_path(config: pytest.Config) -> list[str]:
@@ -90,6 +113,7 @@ def _invocation(config: pytest.Config, state: RunState, impl_path: list[str]) ->
         "seed": None if seed is None else _seed_text(seed),
         "rule_timeout": config.getoption("tfmode_timeout"),
         "rules": config.getoption("tfmode_rules"),
+        "exhaustive": config.getoption("tfmode_exhaustive") or os.environ.get("TFMODE_EXHAUSTIVE"),
         "keyword": str(getattr(config.option, "keyword", "") or ""),
         "markexpr": str(getattr(config.option, "markexpr", "") or ""),
         "expected_failures": str(Path(config.invocation_params.dir, expected).resolve())
@@ -108,6 +132,10 @@ def activate(config: pytest.Config, state: RunState, early: bool) -> None:
     if not hasattr(config, "workerinput"):  # before the implementation runs at all
         state.evidence = evidence.gather(impl=state.spec,
                                          invocation=_invocation(config, state, impl_path))
+    given = config.getoption("tfmode_exhaustive") or os.environ.get("TFMODE_EXHAUSTIVE")
+    if given is not None and given.strip() != "none" and config.getoption("tfmode_compile"):
+        raise pytest.UsageError("--exhaustive cannot be combined with --compile (a compiled "
+                                "scenario takes a second or more: run --exhaustive without it)")
     processes.activate()  # before the child starts: nothing it starts may outlive the run
     state.adapter = load(state.spec, state.timeout, state.origin)
     state.compile = bool(config.getoption("tfmode_compile"))
@@ -140,6 +168,7 @@ def activate(config: pytest.Config, state: RunState, early: bool) -> None:
         if must:
             raise pytest.UsageError(f"--certify refuses expected failures on MUST rules: "
                                     f"{', '.join(must)} (in {state.expected_path})")
+    state.exhaustive = _exhaustive(config, state)
     _choose_profile(config, state)
     worker = hasattr(config, "workerinput")
     if (early and not worker and hasattr(config.option, "xmlpath") and not config.option.xmlpath

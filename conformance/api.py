@@ -149,7 +149,7 @@ def certify(impl: str, *, profile: str = "ci", rules: str | Sequence[str] | None
             impl_path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
             seed: int | None = None, reports_dir: str | os.PathLike[str] | None = None,
             rule_timeout: float | None = None, timeout: float = 3600.0,
-            pytest_args: Sequence[str] = ()) -> Certificate:
+            exhaustive: str | None = None, pytest_args: Sequence[str] = ()) -> Certificate:
     """Run the conformance suite on ``impl`` (``MODULE`` or ``pkg.mod:Adapter``) and return
     its certificate.
 
@@ -159,7 +159,9 @@ def certify(impl: str, *, profile: str = "ci", rules: str | Sequence[str] | None
     run. ``impl_path`` adds folders to import the implementation from; the caller's
     ``sys.path`` is passed on too, so whatever the caller can import, the run can.
     ``reports_dir`` keeps the reports (default: a temporary folder, removed afterwards).
-    ``timeout`` bounds the whole run; ``rule_timeout`` each test.
+    ``timeout`` bounds the whole run; ``rule_timeout`` each test. ``exhaustive`` checks every
+    scenario of a bounded scope too (``"default"``, ``"large"`` or bounds, as
+    ``--exhaustive``); a certification checks the default scope unless given another.
     Raises :class:`CertifyError` when nothing could be certified.
     """
     args = ["--pyargs", "conformance.suite", "--impl", impl, "--hypothesis-profile", profile]
@@ -176,6 +178,8 @@ def certify(impl: str, *, profile: str = "ci", rules: str | Sequence[str] | None
         args += ["--hypothesis-seed", str(seed)]
     if rule_timeout is not None:
         args += ["--rule-timeout", str(rule_timeout)]
+    if exhaustive is not None:
+        args += ["--exhaustive", exhaustive]
     with tempfile.TemporaryDirectory(prefix="tfmode-certify-") as scratch:
         reports = Path(reports_dir).resolve() if reports_dir is not None else Path(scratch, "reports")
         output = _run([*args, "--reports-dir", str(reports), *pytest_args], Path(scratch), timeout)

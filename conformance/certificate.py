@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the certificate's shape changes incompatibly.
-SCHEMA_VERSION: Final = 6
+SCHEMA_VERSION: Final = 7
 
 _ID: Final = r"^TFM_[A-Z]+_\d{3}$"
 _STR: Final[dict[str, Any]] = {"type": "string"}
@@ -142,13 +142,15 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
                  "summary", "stale_expected_failures", "noise_warnings", "rules"],
     "additionalProperties": False,
     "properties": {
-        "schema_version": {"enum": [2, 3, 4, 5, SCHEMA_VERSION],
-                           "description": "6 added surface (the surface sweep's table); "
+        "schema_version": {"enum": [2, 3, 4, 5, 6, SCHEMA_VERSION],
+                           "description": "7 added run.exhaustive (the exhaustive scope's "
+                                          "count and time) and the invocation's exhaustive; "
+                                          "6 added surface (the surface sweep's table); "
                                           "5 added evidence (digests and the invocation, for "
                                           "python -m conformance verify); 4 added "
                                           "not_compiled and run.compile (--compile); 3 added "
                                           "not_selected and run.selection (partial runs); 2 "
-                                          "to 5 are still read"},
+                                          "to 6 are still read"},
         "suite_version": {"type": "string", "description": "conformance.__version__"},
         "spec_version": {
             "type": "object",
@@ -236,6 +238,35 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
                                                  "description": "scenarios run both ways per "
                                                                 "minute of the tests' own time "
                                                                 "(one worker)"},
+                    },
+                },
+                "exhaustive": {
+                    "type": "object",
+                    "description": "--exhaustive, or a certification's default scope: every "
+                                   "scenario of a bounded scope checked (absent: the run had "
+                                   "none)",
+                    "required": ["scope", "bounds", "scenarios", "unspecified", "complete",
+                                 "seconds", "scenarios_per_second"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "scope": {"type": "string",
+                                  "description": "default, large, or custom"},
+                        "bounds": {"type": "string",
+                                   "description": "the scope's bounds, as --exhaustive reads "
+                                                  "them"},
+                        "scenarios": {"type": "integer", "minimum": 0,
+                                      "description": "canonical scenarios checked (one of "
+                                                     "each renaming of modes and classes)"},
+                        "unspecified": {"type": "integer", "minimum": 0,
+                                        "description": "of them, those no rule specifies (not "
+                                                       "judged)"},
+                        "complete": {"type": "boolean",
+                                     "description": "every chunk reported and checked its share "
+                                                    "whole"},
+                        "seconds": {"type": "number", "minimum": 0,
+                                    "description": "the chunks' time added up (worker-seconds)"},
+                        "scenarios_per_second": {"type": "number", "minimum": 0,
+                                                 "description": "per worker-second"},
                     },
                 },
                 "selection": {

@@ -33,6 +33,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if not any(from_suite(item) for item in items):
             return
         activate(config, state, early=False)
+    if state.exhaustive is None:  # the exhaustive tests exist only where the run has a scope
+        items[:] = [item for item in items if not _exhaustive(item)]
     known = set(state.catalogue.ids())
     problems: list[str] = []
     add_timeout = config.pluginmanager.hasplugin("timeout") and (
@@ -67,6 +69,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError("bad conformance markers: " + "; ".join(problems))
     if state.rules is not None:
         _select_rules(config, items, set(state.rules))
+
+
+def _exhaustive(item: pytest.Item) -> bool:
+    return from_suite(item) and item.path.name == "test_exhaustive.py"
 
 
 def _select_rules(config: pytest.Config, items: list[pytest.Item], wanted: set[str]) -> None:

@@ -213,6 +213,10 @@ EVIDENCE_SCHEMA: Final[dict[str, Any]] = {
                 "seed": {"type": ["string", "null"], "description": "--hypothesis-seed"},
                 "rule_timeout": {"type": ["number", "null"]},
                 "rules": {"type": ["string", "null"], "description": "--rules as given"},
+                "exhaustive": {"type": ["string", "null"],
+                               "description": "--exhaustive as given (null: not given; a "
+                                              "certification then checks the default scope); "
+                                              "absent before schema 7"},
                 "keyword": {"type": "string", "description": "-k"},
                 "markexpr": {"type": "string", "description": "-m"},
                 "expected_failures": {"type": ["string", "null"],

@@ -168,7 +168,7 @@ def _finish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
              "reported_tests": len(state.reported & state.selected), "problems": problems,
              "processes_ended": state.processes_ended,
              "selection": _selection_entry(selection, verdicts),
-             **_compile_entry(state)},
+             **_compile_entry(state), **_exhaustive_entry(state)},
         certify=state.certify, level=level, summary=summary(verdicts),
         rules=rule_entries(verdicts), stale=stale, noise_warnings=noise.summary(state.noise),
         evidence=state.evidence, surface=state.surface)
@@ -180,7 +180,7 @@ def _finish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
     if state.processes_ended:
         state.lines.append(f"WARNING: the implementation left {state.processes_ended} "
                            "process(es) running; the run ended them")
-    state.lines += _compile_lines(certificate["run"])
+    state.lines += _compile_lines(certificate["run"]) + _exhaustive_lines(certificate["run"], state.certify)
     head = shield["message"] if problems or selection.partial else headline(verdicts)
     state.lines.append(f"{ad.name} {ad.version} (generation {ad.generation}): {head}")
     state.lines += terminal_lines(verdicts, level, stale, state.expected_path, ad.features)
@@ -245,6 +245,33 @@ def _compile_entry(state: RunState) -> dict[str, Any]:
         return {}
     tallies = [o.compilation for o in state.outcomes.values() if o.compilation is not None]
     return {"compile": summarise(tallies)}
+
+
+def _exhaustive_entry(state: RunState) -> dict[str, Any]:
+    """``{"exhaustive": ...}`` when the run had an exhaustive scope (its chunks' tallies added
+    up; null when no chunk reported, e.g. a selection without them), else nothing."""
+    if state.exhaustive is None:
+        return {}
+    from .exhaustive.report import summarise as added_up
+
+    tallies = [o.exhaustive for o in state.outcomes.values() if o.exhaustive is not None]
+    entry = added_up(tallies)
+    if entry is None:
+        entry = {"scope": state.exhaustive.name, "bounds": state.exhaustive.describe(),
+                 "scenarios": 0, "unspecified": 0, "complete": False, "seconds": 0.0,
+                 "scenarios_per_second": 0}
+    return {"exhaustive": entry}
+
+
+def _exhaustive_lines(run: dict[str, Any], certify: bool) -> list[str]:
+    entry = run.get("exhaustive")
+    if entry is None:
+        return ["exhaustive scope: none (this certification checked no bounded scope whole: "
+                "--exhaustive none)"] if certify else []
+    whole = "" if entry["complete"] else " (NOT enumerated whole)"
+    return [f"exhaustive scope {entry['scope']} ({entry['bounds']}): {entry['scenarios']} scenarios "
+            f"checked{whole}, {entry['unspecified']} of them unspecified; {entry['seconds']:g} s "
+            f"of the workers' time, {entry['scenarios_per_second']} scenarios per second"]
 
 
 def _compile_lines(run: dict[str, Any]) -> list[str]:

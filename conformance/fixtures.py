@@ -44,6 +44,13 @@ def excused(request: pytest.FixtureRequest) -> Excusals:
 
 
 @pytest.fixture(scope="session")
+def exhaustive_scope(request: pytest.FixtureRequest) -> Any:
+    """The scope of the run's exhaustive part (a conformance.exhaustive.scope.Scope); the
+    tests that use it are collected only when the run has one."""
+    return state_of(request.config).exhaustive
+
+
+@pytest.fixture(scope="session")
 def impl_spec(request: pytest.FixtureRequest) -> str:
     """``--impl`` as given (``MODULE`` or ``pkg.mod:ATTR``), for reproduction snippets."""
     state = state_of(request.config)

@@ -27,6 +27,7 @@ from .finish import pytest_report_header, pytest_sessionfinish, pytest_terminal_
 from .fixtures import (
     adapter,
     excused,
+    exhaustive_scope,
     impl_spec,
     pytest_unconfigure,
     rule_coverage,
@@ -51,6 +52,7 @@ __all__ = [
     "RuleTimeout",
     "adapter",
     "excused",
+    "exhaustive_scope",
     "impl_spec",
     "pytest_addoption",
     "pytest_collection_finish",

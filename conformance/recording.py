@@ -320,6 +320,9 @@ def _record(item: pytest.Item, state: RunState, outcome: TestOutcome,
     compiled = _properties(item).get(COMPILATION_PROPERTY)
     if report.when == "call" and isinstance(compiled, str):
         outcome.compilation = json.loads(compiled)
+    enumerated = _properties(item).get(EXHAUSTIVE_PROPERTY)
+    if report.when == "call" and isinstance(enumerated, str):
+        outcome.exhaustive = json.loads(enumerated)
     xfailed = report.skipped and hasattr(report, "wasxfail")
     if report.failed or xfailed:
         props = _properties(item)
@@ -346,6 +349,9 @@ NOT_COMPILED = "not compiled:"
 _RULE_ID = re.compile(r"TFM_[A-Z]+_\d{3}")
 #: The property under which a test hands over what it counted of compiled scenarios.
 COMPILATION_PROPERTY = "compilation"
+#: The property under which a chunk of the exhaustive run hands over its tally
+#: (conformance.exhaustive.report.EXHAUSTIVE_PROPERTY names the same).
+EXHAUSTIVE_PROPERTY = "exhaustive"
 
 
 def _nothing_compiled(tally: dict[str, int] | None) -> bool:

@@ -110,6 +110,8 @@ class TestOutcome:
     shown: str = ""
     #: under --compile, what the test counted of its scenarios (conformance.compiled.tally)
     compilation: dict[str, int] | None = None
+    #: what the test checked of an exhaustive scope (conformance.exhaustive.report)
+    exhaustive: dict[str, Any] | None = None
 
     def excused(self, rule_id: str, expected: Mapping[str, str]) -> bool:
         """Whether this test's failure of ``rule_id`` is one the expected failures excuse."""
@@ -130,7 +132,7 @@ class TestOutcome:
         return json.dumps({"nodeid": self.nodeid, "rules": self.rules, "features": self.features,
                            "status": self.status, "failed_rules": self.failed_rules,
                            "excused_rules": self.excused_rules, "shown": self.shown,
-                           "compilation": self.compilation,
+                           "compilation": self.compilation, "exhaustive": self.exhaustive,
                            "failure": None if self.failure is None else self.failure.as_dict()})
 
     @classmethod
@@ -141,7 +143,7 @@ class TestOutcome:
         return cls(data["nodeid"], tuple(data["rules"]), tuple(data["features"]), data["status"],
                    tuple(data["failed_rules"]), failure,
                    None if excused is None else tuple(excused), data.get("shown", ""),
-                   data.get("compilation"))
+                   data.get("compilation"), data.get("exhaustive"))
 
 
 @dataclass

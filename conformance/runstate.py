@@ -87,6 +87,9 @@ class RunState:
     lines: list[str] = field(default_factory=list)
     #: --compile: scenarios run inside torch.compile too; what the tests counted of them
     compile: bool = False
+    #: --exhaustive (or a certification's default): the scope every scenario of which is
+    #: checked (conformance.exhaustive); None: no exhaustive part in this run.
+    exhaustive: Any = None
     compilation: Counter[str] = field(default_factory=Counter)
     #: processes of the implementation the run had to end (this process's and its workers')
     processes_ended: int = 0

@@ -73,7 +73,8 @@ def rerun_command(invocation: Mapping[str, Any], reports: Path, config: Path,
         command.append("--compile")
     options = {"--hypothesis-profile": invocation["hypothesis_profile"],
                "--hypothesis-seed": invocation["seed"], "--rule-timeout": invocation["rule_timeout"],
-               "--rules": invocation["rules"], "-k": invocation["keyword"] or None,
+               "--rules": invocation["rules"], "--exhaustive": invocation.get("exhaustive"),
+               "-k": invocation["keyword"] or None,
                "-m": invocation["markexpr"] or None,
                "--expected-failures": invocation["expected_failures"]}
     for option, value in options.items():  # --option=VALUE: a value is never an option

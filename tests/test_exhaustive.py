@@ -46,7 +46,8 @@ def test_named_and_declared_scopes() -> None:
     assert parse_scope("default", "stack") is DEFAULTS["stack"]
     assert parse_scope("large", "2022") is LARGE
     scope = parse_scope("modes=2, setup=0,functions=add|x + y,behaviours=forward|raise", "stack")
-    assert (scope.name, scope.modes, scope.setup, scope.classes) == ("custom", 2, 0, DEFAULTS["stack"].classes)
+    assert (scope.name, scope.modes, scope.setup) == ("custom", 2, 0)
+    assert scope.classes == DEFAULTS["stack"].classes
     assert scope.functions == ("add", "x + y") and scope.behaviours == ("forward", "raise")
     assert parse_scope(scope.describe(), "stack") == replace(scope, name="custom")
 
