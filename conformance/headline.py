@@ -118,8 +118,8 @@ def from_certificate(certificate: Mapping[str, Any]) -> tuple[str, dict[str, Any
     shield = badge(verdicts, certificate["level"])
     if run["problems"]:
         shield = {**shield, "message": "incomplete run", "color": "red"}
-    line = run_line(certificate["implementation"], verdicts, shield, bool(run["problems"]),
-                    run["selection"]["partial"])
+    partial = run.get("selection", {}).get("partial", False)  # no selection before schema 3
+    line = run_line(certificate["implementation"], verdicts, shield, bool(run["problems"]), partial)
     return line, shield
 
 

@@ -169,6 +169,19 @@ def test_a_changed_certificate_changes_the_headline() -> None:
     assert made.endswith("12 expected failures (listed below), 2 unexpected")
 
 
+def test_an_incomplete_or_partial_run_names_its_badge_instead_of_the_headline() -> None:
+    reference = _certificate("reference_impl")
+    incomplete = {**reference, "run": {**reference["run"], "problems": ["a worker was lost"]}}
+    assert from_certificate(incomplete) == (
+        "reference_impl 0.1.0 (generation 2022): incomplete run",
+        {"schemaVersion": 1, "label": "tfmode conformance", "message": "incomplete run", "color": "red"})
+    line, shield = from_certificate(_selected(["TFM_ORDER_001"]))
+    assert line == "reference_impl 0.1.0 (generation 2022): partial: MUST 1/1" == \
+        f"reference_impl 0.1.0 (generation 2022): {shield['message']}"
+    older = {**reference, "run": {k: v for k, v in reference["run"].items() if k != "selection"}}
+    assert from_certificate(older) == from_certificate(reference)  # schema 2 had no selection
+
+
 # -- gating CI on the result -----------------------------------------------------------------
 
 GATE = re.compile(r"a job reading `certificate\.json` instead requires (.*?) \(`docs/certificate\.rst`\)",
