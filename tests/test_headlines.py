@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 import subprocess
 import sys
@@ -180,6 +181,23 @@ def test_an_incomplete_or_partial_run_names_its_badge_instead_of_the_headline() 
         f"reference_impl 0.1.0 (generation 2022): {shield['message']}"
     older = {**reference, "run": {k: v for k, v in reference["run"].items() if k != "selection"}}
     assert from_certificate(older) == from_certificate(reference)  # schema 2 had no selection
+
+
+TORCH_REPORTS = os.environ.get("TESTS_TORCH_REPORTS")
+
+if TORCH_REPORTS:  # defined where tox -e conformance-torch has just checked torch 2.13.0
+
+    def test_the_torch_run_of_tox_says_what_the_docs_show() -> None:
+        """The run's badge is what its certificate makes, and so are the line and badge the
+        docs show for torch 2.13.0 (the committed certificate's)."""
+        reports = Path(TORCH_REPORTS)
+        certificate = json.loads((reports / "certificate.json").read_text(encoding="utf-8"))
+        assert certificate["run"]["complete"] and not certificate["run"]["selection"]["partial"], \
+            "the torch run was incomplete or partial"
+        line, shield = from_certificate(certificate)
+        assert json.loads((reports / "badge.json").read_text(encoding="utf-8")) == shield
+        assert line == SHOWN[1][1]
+        assert f"{shield['message']} ({shield['color']})" == _badge(_certificate(TORCH))
 
 
 # -- gating CI on the result -----------------------------------------------------------------
