@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.commands.registry import Entry, load_registry
+from tests.commands.registry import Entry, RegistryError, load_registry
 from tests.commands.wheel import exercise_from_wheel, installed_wheel, refusal_problems, wheel_groups
 from tests.commands.workspace import REPO, Workspace
 
@@ -75,6 +75,16 @@ def test_a_command_that_fares_otherwise_from_the_wheel_fails(site: Path, tmp_pat
     assert "exit status 0, not a refusal" in problems[0][0] and "output on stdout" in problems[0][0]
     assert "expected exit status 0" in problems[1][0] and "a checkout" in problems[1][0]
     assert len(problems[2]) == 1 and problems[2][0].startswith("python -m spec explain Y: ")
+
+
+def test_nothing_runs_after_a_refusal(tmp_path: Path) -> None:
+    (tmp_path / "registry.toml").write_text(textwrap.dedent("""\
+        [run]
+        "python -m conformance.matrix" = { writes = ["x"], wheel = "refuses" }
+        "python -m json.tool x" = { output = "x", after = "python -m conformance.matrix" }
+        """))
+    with pytest.raises(RegistryError, match="nothing runs after it"):
+        wheel_groups(load_registry(tmp_path / "registry.toml"))
 
 
 def _param(group: list[Entry]) -> object:

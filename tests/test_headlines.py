@@ -186,11 +186,12 @@ def test_an_incomplete_or_partial_run_names_its_badge_instead_of_the_headline() 
 TORCH_REPORTS = os.environ.get("TESTS_TORCH_REPORTS")
 
 if TORCH_REPORTS:  # defined where tox -e conformance-torch has just checked torch 2.13.0
+    _TORCH_RUN = Path(TORCH_REPORTS)
 
     def test_the_torch_run_of_tox_says_what_the_docs_show() -> None:
         """The run's badge is what its certificate makes, and so are the line and badge the
         docs show for torch 2.13.0 (the committed certificate's)."""
-        reports = Path(TORCH_REPORTS)
+        reports = _TORCH_RUN
         certificate = json.loads((reports / "certificate.json").read_text(encoding="utf-8"))
         assert certificate["run"]["complete"] and not certificate["run"]["selection"]["partial"], \
             "the torch run was incomplete or partial"

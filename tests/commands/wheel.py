@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from .exercise import exercise_run, expect, judge
-from .registry import Entry
+from .registry import Entry, RegistryError
 from .workspace import REPO, Workspace
 
 _SKIP = shutil.ignore_patterns(".git", ".tox", "build", "dist", "*.egg-info", "_build", "reports",
@@ -100,6 +100,8 @@ def wheel_groups(entries: dict[str, Entry]) -> list[list[Entry]]:
         while i < len(chain):
             chain += [e for e in entries.values() if e.after == chain[i].shown]
             i += 1
+        if head.wheel == "refuses" and len(chain) > 1:
+            raise RegistryError(f"{head.label()!r} refuses from the wheel: nothing runs after it")
         if len(chain) > 1 or head.wheel != "run" or head.kind != "run":
             groups.append(chain)
         elif _run_key(head) in alike:
@@ -145,7 +147,7 @@ def exercise_from_wheel(group: list[Entry], ws: Workspace) -> list[str]:
         assert head.check is not None
         return [f"{head.label()}: {p}" for p in expect(head, ws.shell(head.check, head.timeout))]
     problems, done = exercise_run(from_wheel(head), ws, collect=False)
-    if head.after is None and len(group) > 1 and group[1].after is None:  # the same run
+    if len(group) > 1 and group[1].after is None:  # entries that make the same run
         assert done is not None or problems
         if done is not None:
             problems += [f"{e.label()}: {p}" for e in group[1:] for p in judge(from_wheel(e), ws, done)]
