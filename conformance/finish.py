@@ -16,7 +16,7 @@ from . import noise, processes
 from .certificate import build_certificate, dumps, spec_version
 from .compiled import summarise
 from .expectations import stale_entries
-from .headline import badge, counts, headline, terminal_lines
+from .headline import badge, counts, run_line, terminal_lines
 from .observed import expected_settings, hypothesis_section
 from .report import (
     MUST_LEVELS,
@@ -181,8 +181,8 @@ def _finish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
         state.lines.append(f"WARNING: the implementation left {state.processes_ended} "
                            "process(es) running; the run ended them")
     state.lines += _compile_lines(certificate["run"]) + _exhaustive_lines(certificate["run"], state.certify)
-    head = shield["message"] if problems or selection.partial else headline(verdicts)
-    state.lines.append(f"{ad.name} {ad.version} (generation {ad.generation}): {head}")
+    state.lines.append(run_line(certificate["implementation"], verdicts, shield, bool(problems),
+                                selection.partial))
     state.lines += terminal_lines(verdicts, level, stale, state.expected_path, ad.features)
     state.lines += [f"{'ERROR' if state.certify else 'WARNING'}: hypothesis settings differ: {line}"
                     for line in hypothesis["disagreements"]]

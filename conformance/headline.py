@@ -10,9 +10,12 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from spec.catalogue import Rule
+
 from .report import _SHORT, MUST_LEVELS, SHOULD_LEVELS, VERDICTS, RuleVerdict
 
-__all__ = ["Counts", "badge", "counts", "headline", "level_line", "terminal_lines"]
+__all__ = ["Counts", "badge", "certificate_verdicts", "counts", "from_certificate", "headline",
+           "level_line", "run_line", "terminal_lines"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,40 @@ def badge(verdicts: Mapping[str, RuleVerdict], level: Mapping[str, Any]) -> dict
         message = f"MUST {c.passed}/{c.total}"
         color = "yellow" if c.untested else ("brightgreen" if level["reached"] == "SHOULD" else "green")
     return {"schemaVersion": 1, "label": "tfmode conformance", "message": message, "color": color}
+
+
+def run_line(implementation: Mapping[str, Any], verdicts: Mapping[str, RuleVerdict],
+             shield: Mapping[str, Any], incomplete: bool, partial: bool) -> str:
+    """The terminal's line naming the implementation: the headline, or for an incomplete or a
+    partial run the badge's message (``torch 2.13.0+cpu (generation stack): MUST 64/76: ...``)."""
+    head = shield["message"] if incomplete or partial else headline(verdicts)
+    return (f"{implementation['name']} {implementation['version']} "
+            f"(generation {implementation['generation']}): {head}")
+
+
+def certificate_verdicts(certificate: Mapping[str, Any]) -> dict[str, RuleVerdict]:
+    """The rules' verdicts as ``certificate`` records them, each with its rule's level,
+    generations and title: what the lines and the badge of this module read."""
+    return {
+        rule_id: RuleVerdict(Rule(id=rule_id, area=rule_id.split("_")[1], level=entry["level"],
+                                  generations=tuple(entry["generations"]), title=entry["title"],
+                                  statement="", rationale="", evidence=(), example=""),
+                             entry["verdict"])
+        for rule_id, entry in certificate["rules"].items()}
+
+
+def from_certificate(certificate: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The line naming the implementation (:func:`run_line`) and the badge that the run which
+    wrote ``certificate`` printed and wrote, from the certificate alone: its rules' levels and
+    verdicts, its level, and whether the run was complete and partial."""
+    verdicts = certificate_verdicts(certificate)
+    run = certificate["run"]
+    shield = badge(verdicts, certificate["level"])
+    if run["problems"]:
+        shield = {**shield, "message": "incomplete run", "color": "red"}
+    partial = run.get("selection", {}).get("partial", False)  # no selection before schema 3
+    line = run_line(certificate["implementation"], verdicts, shield, bool(run["problems"]), partial)
+    return line, shield
 
 
 def level_line(verdicts: Mapping[str, RuleVerdict], level: Mapping[str, Any],

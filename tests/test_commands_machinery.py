@@ -178,6 +178,17 @@ def test_tox_command_lines_are_taken_apart() -> None:
     ('[ci]\n"python x" = { reason = "slow" }', "needs ci_run or a check"),
     ('[run]\n"python x" = { output = "x" }\n[named]\n"python x" = {}', "in \\[run\\] and \\[named\\]"),
     ('[later]\n"python x" = {}', "unknown section \\[later\\]"),
+    ('[run]\n"python x" = { output = "x", wheel = "maybe" }', "wheel is one of run, refuses"),
+    ('[run]\n"python x" = { output = "x", wheel_reason = "r" }', "go with wheel"),
+    ('[run]\n"python x" = { output = "x", wheel = "checkout" }', "need a wheel_reason"),
+    ('[run]\n"python x" = { output = "x", wheel = "refuses", wheel_shorter = "-q", '
+     'wheel_reason = "r" }', "wheel_shorter is for"),
+    ('[run]\n"python x" = { output = "x", wheel = "run", wheel_shorter = "-q" }',
+     "need a wheel_reason"),
+    ('[run]\n"python x" = { output = "x" }\n"python y" = { output = "y", after = "python x", '
+     'wheel = "run" }', "no wheel of its own"),
+    ('[ci]\n"python x" = { reason = "r", ci_run = true, wheel = "run" }', "check is run"),
+    ('[equivalent]\n"tox -e a" = { output = "x", wheel = "run" }', "unknown field.*wheel"),
     ('[run]\n"python x" = { output = "x", after = "python y" }\n'
      '"python y" = { output = "x", after = "python x" }', "makes a cycle"),
 ])

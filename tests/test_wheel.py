@@ -1,4 +1,7 @@
-"""The built wheel, used as a stranger would: outside the repository, with nothing else of it."""
+"""The built wheel, used as a stranger would: outside the repository, with nothing else of it.
+
+(Its suite run with a selection, from the command line, is tests/test_commands_wheel.py's run
+of the docs' ``pytest --pyargs conformance.suite --impl reference_impl --rules ...``.)"""
 
 from __future__ import annotations
 
@@ -7,32 +10,18 @@ import os
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-_SKIP = shutil.ignore_patterns(".git", ".tox", "build", "dist", "*.egg-info", "_build", "reports",
-                               "__pycache__", ".hypothesis", ".mypy_cache", ".ruff_cache")
+from tests.commands.wheel import installed_wheel
 
 
 @pytest.fixture(scope="module")
 def unpacked(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel, built from a copy of the sources and unpacked (an installation of it)."""
-    base = tmp_path_factory.mktemp("wheel")
-    source = base / "source"
-    shutil.copytree(ROOT, source, ignore=_SKIP)
-    out = base / "dist"
-    build = ("import sys; from setuptools import build_meta; "
-             "print(build_meta.build_wheel(sys.argv[1]))")
-    subprocess.run([sys.executable, "-c", build, str(out)], cwd=source, check=True,
-                   capture_output=True, text=True, timeout=300)
-    (wheel,) = out.glob("*.whl")
-    target = base / "site"
-    with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(target)
-    return target
+    """The wheel, built from a copy of the sources and installed into a folder of its own (once
+    per session: tests/test_commands_wheel.py runs the docs' commands from the same one)."""
+    return installed_wheel(tmp_path_factory)
 
 
 def _python(site: Path, cwd: Path, code: str) -> subprocess.CompletedProcess[str]:
@@ -62,17 +51,6 @@ print(json.dumps([cert.passed, cert.partial, cert.verdicts["TFM_ORDER_001"]]))
     checked, certified = (json.loads(line) for line in done.stdout.splitlines()[-2:])
     assert checked == []
     assert certified == [True, True, "pass"]
-
-
-def test_the_suite_runs_from_the_wheel_with_a_selection(unpacked: Path, tmp_path: Path) -> None:
-    code = ("import sys, pytest; sys.exit(pytest.main(['-p', 'conformance.plugin', "
-            "'-p', 'no:cacheprovider', '--pyargs', 'conformance.suite', '--impl', "
-            "'reference_impl', '--rules', 'TFM_TYPES_*', '-q']))")
-    done = _python(unpacked, tmp_path, code)
-    assert done.returncode == 0, done.stdout[-3000:]
-    cert = json.loads((tmp_path / "reports" / "certificate.json").read_text())
-    assert cert["run"]["selection"]["partial"] is True
-    assert {cert["rules"][r]["verdict"] for r in cert["rules"] if r.startswith("TFM_TYPES_")} == {"pass"}
 
 
 def test_the_suite_s_tests_are_named_from_the_package_wherever_it_is_installed(

@@ -13,6 +13,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from conformance.headline import from_certificate
+
 from .registry import VERDICTS, Entry
 from .toxini import ToxIni, parse_tox_command
 from .workspace import Done, Workspace, python_argv
@@ -41,7 +43,7 @@ def _files(entry: Entry, ws: Workspace) -> None:
         (ws.root / name).write_text(text, encoding="utf-8")
 
 
-def _expect(entry: Entry, done: Done, status: int | None = None) -> list[str]:
+def expect(entry: Entry, done: Done, status: int | None = None) -> list[str]:
     """The exit status and the output the entry states (for [ci], those of its check)."""
     wanted = entry.status if status is None else status
     problems = []
@@ -82,10 +84,10 @@ def _tox_runs(entry: Entry, ws: Workspace, extra: tuple[str, ...], collect: bool
     return runs
 
 
-def _run(entry: Entry, ws: Workspace) -> list[str]:
+def _run(entry: Entry, ws: Workspace, collect: bool) -> tuple[list[str], Done]:
     extra = tuple(shlex.split(entry.shorter or ""))
     problems: list[str] = []
-    if entry.shorter:  # the shown command is too long to run: collect it in full where pytest
+    if entry.shorter and collect:  # the shown command is too long to run: collect it in full
         if entry.kind == "equivalent":
             collected = _tox_runs(entry, ws, (), collect=True)
         elif re.match(r"^(python -m )?pytest\s", entry.command):
@@ -101,7 +103,29 @@ def _run(entry: Entry, ws: Workspace) -> list[str]:
     else:
         done = ws.shell(" ".join([entry.command, *([entry.shorter] if entry.shorter else [])]),
                         entry.timeout)
-    problems += _expect(entry, done)
+    return problems + judge(entry, ws, done), done
+
+
+def _reports_agree(ws: Workspace, done: Done, certificate: dict[str, Any]) -> list[str]:
+    """The line naming the implementation that the run printed and the badge it wrote are
+    what its certificate says (conformance.headline.from_certificate)."""
+    line, shield = from_certificate(certificate)
+    problems = []
+    if not re.search(rf"^{re.escape(line)}$", done.output, re.M):
+        problems.append(f"the output has no line {line!r}, which its certificate says:\n"
+                        f"{done.describe(10)}")
+    badge = ws.root / CERTIFICATE.with_name("badge.json")
+    written = json.loads(badge.read_text(encoding="utf-8")) if badge.is_file() else None
+    if written != shield:
+        problems.append(f"badge.json is {written!r}; its certificate says {shield!r}")
+    return problems
+
+
+def judge(entry: Entry, ws: Workspace, done: Done) -> list[str]:
+    """Whether the run ``done`` of ``entry`` in ``ws`` did what the entry states: its exit
+    status and output, the files it writes, its certificate; and where it wrote a certificate,
+    that its terminal line and badge agree with it."""
+    problems = expect(entry, done)
     for path in entry.writes:
         if not (ws.root / path).is_file() or not (ws.root / path).stat().st_size:
             problems.append(f"{path} was not written:\n{done.describe()}")
@@ -112,22 +136,35 @@ def _run(entry: Entry, ws: Workspace) -> list[str]:
             certificate = json.loads((ws.root / CERTIFICATE).read_text(encoding="utf-8"))
             problems += [f"{p}\n{done.describe(10)}"
                          for p in certificate_problems(entry.certificate, certificate)]
+            problems += _reports_agree(ws, done, certificate)
+            shield = ws.root / CERTIFICATE.with_name("badge.json")
+            if entry.badge and shield.is_file():
+                message = json.loads(shield.read_text(encoding="utf-8")).get("message")
+                if message != entry.badge:
+                    problems.append(f"badge.json says {message!r}, not {entry.badge!r}")
     return problems
 
 
-def exercise(entry: Entry, ws: Workspace) -> list[str]:
-    """Run a [run], [equivalent] or [named] entry in ``ws`` and check what it states."""
+def exercise(entry: Entry, ws: Workspace, collect: bool = True) -> list[str]:
+    """Run a [run], [equivalent] or [named] entry in ``ws`` and check what it states (a shorter
+    run's shown command is collected in full unless ``collect`` is false)."""
+    return exercise_run(entry, ws, collect)[0]
+
+
+def exercise_run(entry: Entry, ws: Workspace, collect: bool = True) -> tuple[list[str], Done | None]:
+    """:func:`exercise`, and the entry's own run (None where it was not run)."""
     if entry.kind == "named":
-        return [f"{entry.label()}: {problem}"
-                for problem in _expect(entry, ws.shell(f"{entry.command} --help", entry.timeout))]
+        return [f"{entry.label()}: {problem}" for problem in
+                expect(entry, ws.shell(f"{entry.command} --help", entry.timeout))], None
     _files(entry, ws)
-    for path in (*entry.writes, *([CERTIFICATE] if entry.certificate else [])):
+    for path in (*entry.writes, *([str(CERTIFICATE)] if entry.certificate else [])):
         (ws.root / path).unlink(missing_ok=True)  # an earlier run's file proves nothing
     for command in entry.before:
         done = ws.shell(command, entry.timeout)
         if done.status is None:
-            return [f"a command run before it timed out:\n{done.describe()}"]
-    return [f"{entry.label()}: {problem}" for problem in _run(entry, ws)]
+            return [f"a command run before it timed out:\n{done.describe()}"], None
+    problems, done = _run(entry, ws, collect)
+    return [f"{entry.label()}: {problem}" for problem in problems], done
 
 
 def check_ci(entry: Entry, ws: Workspace) -> list[str]:
@@ -168,6 +205,6 @@ def check_ci(entry: Entry, ws: Workspace) -> list[str]:
                                   for line in ci_script.splitlines()):
         problems.append(f".ci/run has no line with every word of {entry.command!r}")
     if entry.check:
-        problems += _expect(entry, ws.shell(entry.check, entry.timeout))
+        problems += expect(entry, ws.shell(entry.check, entry.timeout))
     return [f"{entry.label()}: {problem}" for problem in problems]
 

@@ -23,14 +23,17 @@ CERTIFICATE_KEYS = frozenset({*VERDICTS, "complete", "level", "implementation", 
                               "verdicts", "stale"})
 #: The modules an entry may need; where one is missing, its test is not defined.
 NEEDS = frozenset({"torch", "sphinx"})
-_PROPERTIES = ("output", "certificate", "writes")
+_PROPERTIES = ("output", "certificate", "writes", "badge")
+#: How a command is exercised from the installed wheel, outside the checkout (``wheel``).
+WHEEL_MODES = ("run", "refuses", "checkout")
+_WHEEL = ("wheel", "wheel_shorter", "wheel_reason")
 _FIELDS: dict[str, frozenset[str]] = {
     "run": frozenset({"status", *_PROPERTIES, "with", "files", "before", "after", "needs",
-                      "shorter", "reason", "timeout"}),
-    "named": frozenset({"status", "output", "timeout"}),
-    "ci": frozenset({"reason", "with", "ci_run", "check", "status", "output", "timeout"}),
+                      "shorter", "reason", "timeout", *_WHEEL}),
+    "named": frozenset({"status", "output", "timeout", *_WHEEL}),
+    "ci": frozenset({"reason", "with", "ci_run", "check", "status", "output", "timeout", *_WHEEL}),
 }
-_FIELDS["equivalent"] = _FIELDS["run"]
+_FIELDS["equivalent"] = _FIELDS["run"] - set(_WHEEL)  # a tox command runs in a checkout only
 
 
 class RegistryError(Exception):
@@ -57,6 +60,10 @@ class Entry:
     ci_run: bool = False
     check: str | None = None
     timeout: float = 180.0
+    badge: str | None = None
+    wheel: str | None = None
+    wheel_shorter: str | None = None
+    wheel_reason: str | None = None
 
     @property
     def command(self) -> str:
@@ -116,9 +123,32 @@ def _entry(kind: str, shown: str, data: Any) -> Entry:
         reason=_typed(where, "reason", data.get("reason", ""), str) or None,
         ci_run=_typed(where, "ci_run", data.get("ci_run", False), bool),
         check=_typed(where, "check", data.get("check", ""), str) or None,
-        timeout=float(_typed(where, "timeout", data.get("timeout", 180), (int, float))))
+        timeout=float(_typed(where, "timeout", data.get("timeout", 180), (int, float))),
+        badge=_typed(where, "badge", data.get("badge", ""), str) or None,
+        wheel=_typed(where, "wheel", data.get("wheel", ""), str) or None,
+        wheel_shorter=_typed(where, "wheel_shorter", data.get("wheel_shorter", ""), str) or None,
+        wheel_reason=_typed(where, "wheel_reason", data.get("wheel_reason", ""), str) or None)
     _check_kind(where, entry)
+    _check_wheel(where, entry)
     return entry
+
+
+def _check_wheel(where: str, entry: Entry) -> None:
+    if entry.wheel is None:
+        if entry.wheel_shorter or entry.wheel_reason:
+            raise RegistryError(f"{where}: wheel_shorter and wheel_reason go with wheel")
+        return
+    if entry.wheel not in WHEEL_MODES:
+        raise RegistryError(f"{where}: wheel is one of {', '.join(WHEEL_MODES)}")
+    if entry.after is not None:
+        raise RegistryError(f"{where}: an entry run after another is run from the wheel as that "
+                            "one is: no wheel of its own")
+    if entry.kind == "ci" and entry.wheel != "checkout" and entry.check is None:
+        raise RegistryError(f"{where}: from the wheel, a [ci] entry's check is run: state one")
+    if entry.wheel_shorter and entry.wheel != "run":
+        raise RegistryError(f"{where}: wheel_shorter is for wheel = \"run\"")
+    if (entry.wheel_shorter or entry.wheel == "checkout") and not entry.wheel_reason:
+        raise RegistryError(f"{where}: wheel_shorter and wheel = \"checkout\" need a wheel_reason")
 
 
 def _check_kind(where: str, entry: Entry) -> None:
@@ -130,9 +160,11 @@ def _check_kind(where: str, entry: Entry) -> None:
             raise RegistryError(f"{where}: a tox command is [equivalent] or [ci], never [run]")
         if entry.kind == "equivalent" and not entry.shown.startswith("tox -e "):
             raise RegistryError(f"{where}: [equivalent] is for tox -e ENV [-- ARGS] commands")
-        if not (entry.output or entry.certificate or entry.writes):
+        if not (entry.output or entry.certificate or entry.writes):  # badge goes with certificate
             raise RegistryError(f"{where}: state a property of the run (output, certificate or "
                                 "writes) besides its exit status")
+        if entry.badge and not entry.certificate:
+            raise RegistryError(f"{where}: badge goes with certificate (the run writes both)")
         if entry.shorter and not entry.reason:
             raise RegistryError(f"{where}: a shorter run needs the reason the shown one is not run")
     if entry.kind == "ci":

@@ -7,6 +7,12 @@ run: a tox command is exercised through what tox would run, never by creating a 
 ``PYTHONPATH`` naming only the copy (it stands for the installed package, so the code under
 test is the copy's), and none of the ``CI``, ``TFMODE_*`` or ``HYPOTHESIS_*`` settings of the
 calling process, so every run uses the suite's own defaults.
+
+``Workspace(parent, site=SITE)`` is a user's folder outside the repository instead, for the
+package installed from the wheel into ``SITE``: the folder starts empty, and ``PYTHONPATH``
+names ``SITE`` and, after it, a folder of the user's own packages: a copy of
+``tests/mutants`` (the broken implementations the docs' examples certify, standing for a
+user's own), nothing else of the repository.
 """
 
 from __future__ import annotations
@@ -39,9 +45,13 @@ class Done:
     status: int | None
     output: str
     seconds: float
+    #: what the command wrote to stderr, where it was kept apart (``split``); else in ``output``
+    errors: str | None = None
 
     def describe(self, lines: int = 30) -> str:
         tail = "\n".join(self.output.rstrip().splitlines()[-lines:])
+        if self.errors:
+            tail += "\n[stderr]\n" + "\n".join(self.errors.rstrip().splitlines()[-lines:])
         status = "timed out" if self.status is None else f"exit status {self.status}"
         return f"$ {self.command}\n[{status} after {self.seconds:.0f} s]\n{tail}"
 
@@ -57,11 +67,20 @@ def python_argv(argv: Sequence[str]) -> list[str]:
 
 
 class Workspace:
-    """A copy of the repository at ``root`` (inside ``parent``) and the environment to run in."""
+    """A copy of the repository at ``root`` (inside ``parent``) and the environment to run in;
+    with ``site``, an empty folder there and the package installed in ``site``."""
 
-    def __init__(self, parent: Path) -> None:
-        self.root = parent / "checkout"
-        shutil.copytree(REPO, self.root, ignore=_LEFT_OUT, symlinks=True)
+    def __init__(self, parent: Path, site: Path | None = None) -> None:
+        if site is None:
+            self.root = parent / "checkout"
+            shutil.copytree(REPO, self.root, ignore=_LEFT_OUT, symlinks=True)
+            python_path = str(self.root)
+        else:
+            self.root = parent / "work"
+            self.root.mkdir(parents=True)
+            own = parent / "own-packages"
+            shutil.copytree(REPO / "tests" / "mutants", own / "tests" / "mutants", ignore=_LEFT_OUT)
+            python_path = f"{site}{os.pathsep}{own}"
         bin_dir = parent / "bin"
         bin_dir.mkdir()
         shims = {"python": "", "python3": "", "pytest": " -m pytest"}
@@ -73,11 +92,13 @@ class Workspace:
             shim.chmod(0o755)
         self.env = {name: os.environ[name] for name in _KEPT if name in os.environ}
         self.env.update(PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-                        PYTHONPATH=str(self.root), PYTHONDONTWRITEBYTECODE="1", COLUMNS="100")
+                        PYTHONPATH=python_path, PYTHONDONTWRITEBYTECODE="1", COLUMNS="100")
 
-    def shell(self, command: str, timeout: float, env: Mapping[str, str] | None = None) -> Done:
-        """Run ``command`` with bash in the copy's root, as a user types it."""
-        return self._run(["bash", "-c", command], command, timeout, env)
+    def shell(self, command: str, timeout: float, env: Mapping[str, str] | None = None,
+              split: bool = False) -> Done:
+        """Run ``command`` with bash in the copy's root, as a user types it; with ``split``,
+        its stderr is kept apart (``Done.errors``)."""
+        return self._run(["bash", "-c", command], command, timeout, env, split)
 
     def argv(self, argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None) -> Done:
         """Run one of a tox env's commands (already bound to this Python) in the copy's root."""
@@ -85,17 +106,17 @@ class Workspace:
         return self._run(list(argv), shown, timeout, env)
 
     def _run(self, argv: list[str], shown: str, timeout: float,
-             env: Mapping[str, str] | None) -> Done:
+             env: Mapping[str, str] | None, split: bool = False) -> Done:
         start = time.monotonic()
         process = subprocess.Popen(argv, cwd=self.root, env={**self.env, **(env or {})},
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True, errors="replace",
-                                   start_new_session=True)
+                                   stderr=subprocess.PIPE if split else subprocess.STDOUT,
+                                   text=True, errors="replace", start_new_session=True)
         try:
-            output, _ = process.communicate(timeout=timeout)
+            output, errors = process.communicate(timeout=timeout)
             status: int | None = process.returncode
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
-            output, _ = process.communicate()
+            output, errors = process.communicate()
             status = None
-        return Done(shown, status, output, time.monotonic() - start)
+        return Done(shown, status, output, time.monotonic() - start, errors if split else None)
