@@ -34,6 +34,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             return
         activate(config, state, early=False)
     if state.exhaustive is None:  # the exhaustive tests exist only where the run has a scope
+        if any(_exhaustive(item) for item in items):
+            state.modules.add("test_exhaustive.py")  # collected: the run is not partial for it
         items[:] = [item for item in items if not _exhaustive(item)]
     known = set(state.catalogue.ids())
     problems: list[str] = []

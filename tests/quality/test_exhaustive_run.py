@@ -10,7 +10,7 @@ import pytest
 
 from conformance.exhaustive.enumeration import scenarios
 from conformance.exhaustive.scope import DEFAULTS, parse_scope
-from tests.quality.cli import certification, run_suite
+from tests.quality.cli import certification, clean_run, run_suite
 
 
 def test_a_certification_checks_the_default_scope_whole(tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -24,6 +24,16 @@ def test_a_certification_checks_the_default_scope_whole(tmp_path_factory: pytest
     assert run.certificate["evidence"]["invocation"]["exhaustive"] is None
     assert run.certificate["level"]["reached"] != "none", run.tail()
     assert f"exhaustive scope default ({entry['bounds']}): {expected} scenarios checked" in run.output
+
+
+def test_a_run_without_a_scope_has_no_exhaustive_part_and_is_whole(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    run = clean_run(tmp_path_factory)  # a seeded triage run, made once per session
+    assert run.certificate is not None, run.tail()
+    assert "exhaustive" not in run.certificate["run"]
+    assert run.certificate["run"]["selection"]["partial"] is False, run.certificate["run"]["selection"]
+    assert not any("test_exhaustive" in test for rule in run.certificate["rules"].values()
+                   for test in rule.get("tests", []))
 
 
 def test_a_declared_scope_fails_the_rule_a_mutant_breaks(tmp_path: Path) -> None:
