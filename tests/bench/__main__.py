@@ -16,7 +16,7 @@ from typing import Any
 
 from tests.bench import rst
 
-SECTIONS = ("dispatch", "depth", "sweep", "surface", "suite", "xdist", "memory")
+SECTIONS = ("dispatch", "depth", "sweep", "exhaustive", "surface", "suite", "xdist", "memory")
 ROOT = Path(__file__).resolve().parents[2]
 DOCS_RESULTS = ROOT / "docs" / "_generated" / "bench.rst"
 
@@ -102,6 +102,13 @@ def main(argv: list[str] | None = None) -> int:
         sweep_result = sweep.run(n)
         raw["sweep"] = sweep_result
         emit(rst.section("Generated scenarios per second") + "\n" + sweep.render(sweep_result))
+    if "exhaustive" in args.sections:
+        from tests.bench import exhaustive
+
+        n = args.scenarios or (500 if args.quick else 4000)
+        rates = exhaustive.run(n, with_torch=torch_version is not None)
+        raw["exhaustive"] = rates
+        emit(rst.section("Enumerated scenarios per second") + "\n" + exhaustive.render(rates))
     if "surface" in args.sections:
         from tests.bench import surface
 
