@@ -12,7 +12,7 @@ import pytest
 from conformance.check import check
 from conformance.exhaustive.batch import check_all
 from conformance.exhaustive.enumeration import scenarios
-from conformance.exhaustive.scope import DEFAULTS, LARGE, ScopeError, parse_scope
+from conformance.exhaustive.scope import DEFAULTS, LARGES, ScopeError, parse_scope
 from conformance.exhaustive.symmetry import canonical
 from conformance.sandbox import SandboxedImplementation
 from spec.model.scenario import (
@@ -44,7 +44,7 @@ def test_the_default_scope_holds_at_least_50000_scenarios(generation: str) -> No
 
 def test_named_and_declared_scopes() -> None:
     assert parse_scope("default", "stack") is DEFAULTS["stack"]
-    assert parse_scope("large", "2022") is LARGE
+    assert parse_scope("large", "2022") is LARGES["2022"]
     scope = parse_scope("modes=2, setup=0,functions=add|x + y,behaviours=forward|raise", "stack")
     assert (scope.name, scope.modes, scope.setup) == ("custom", 2, 0)
     assert scope.classes == DEFAULTS["stack"].classes

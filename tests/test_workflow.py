@@ -81,3 +81,18 @@ def test_the_collect_job_uploads_every_page_the_matrix_command_writes() -> None:
     uploaded = "".join(s for s in steps if "uses: actions/upload-artifact" in s)
     for page in (matrix.GLANCE, matrix.OUTPUT, matrix.EVOLUTION):
         assert f"            {page.as_posix()}\n" in uploaded, page
+
+
+NIGHTLY = ROOT / ".github" / "workflows" / "nightly.yml"
+
+
+def test_the_nightly_run_checks_the_large_scope_on_both_implementations_within_its_limits() -> None:
+    text = NIGHTLY.read_text(encoding="utf-8")
+    assert json.loads(re.findall(r"^\s+impl: (\[.*\])\s*$", text, re.M)[0]) == ["reference_impl", "torch"]
+    assert "--exhaustive large" in text and "-k exhaustive" in text
+    rule_timeout = int(re.findall(r"--rule-timeout (\d+)", text)[0])
+    job_minutes = int(re.findall(r"timeout-minutes: (\d+)", text)[0])
+    # eight chunks on two workers, each stopping at 90% of its limit: four rounds fit in the job
+    assert 4 * 0.9 * rule_timeout <= job_minutes * 60 and rule_timeout >= 3600
+    assert "conformance/expected_failures/torch-2.13.0.toml" in text
+    assert (ROOT / "conformance" / "expected_failures" / "torch-2.13.0.toml").is_file()

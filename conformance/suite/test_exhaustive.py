@@ -29,7 +29,7 @@ from spec.model import Scenario
 
 CATALOGUE = load_catalogue()
 #: How many independent chunks the scope is split into.
-CHUNKS = 4
+CHUNKS = 8
 #: The rules an enumerated scenario can decide (as for the generated sweep: all but OWNMODE).
 SWEPT = tuple(rule.id for rule in CATALOGUE if rule.area != "OWNMODE")
 
