@@ -215,7 +215,7 @@ def _releases(rule_id: str, data: tfm_data.Data, docname: str) -> nodes.Node:
 
     certificates, groups = _torch_history(str(data.root))
     if not certificates:
-        return nodes.paragraph("", "no torch release is certified yet")
+        return nodes.paragraph("", "no torch release has a committed certificate yet")
     order = [release_of(c) for c in certificates]
     where = {g["label"]: spans(g["releases"], order) for g in groups.values()}
     items: list[list[nodes.Node]] = []
