@@ -46,10 +46,8 @@ from spec.model.scenario import (
 )
 
 from .scope import Scope
-from .symmetry import canonical
+from .symmetry import CLASS_NAMES, MODE_NAMES, canonical
 
-MODE_NAMES = ("M", "N", "P")
-CLASS_NAMES = ("A", "B", "C", "D")
 #: The int a handler that answers returns (any will do: the model and the run compare it).
 ANSWER = 7
 
