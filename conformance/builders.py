@@ -88,6 +88,10 @@ class ScenarioObjects:
     pydecls: dict[str, PyFuncDecl]
     idents: dict[int, str]
     funcs: dict[int, str]
+    handed: list[tuple[Any, str]]
+    #: Whether a callable handed to a handler may be named by identity when its ``id`` is not
+    #: known (see :meth:`_func_name`).
+    by_identity: bool = False
     #: Callables named by equality, not identity (a property's getter is a new object at
     #: each lookup), and the name a handler's behaviour knows each form's callables by.
     equal_funcs: list[tuple[Any, str]]
@@ -118,7 +122,10 @@ class ScenarioObjects:
                 if prop is not None and hasattr(prop, "__get__"):
                     self.equal_funcs.append((prop.__get__, handed))
             elif hasattr(self.ad.Tensor, attr):  # torch's Tensor.__neg__ is Tensor.neg itself
-                self.funcs.setdefault(id(getattr(self.ad.Tensor, attr)), handed)
+                obj = getattr(self.ad.Tensor, attr)
+                if id(obj) not in self.funcs:
+                    self.funcs[id(obj)] = handed
+                    self.handed.append((obj, handed))
 
     # -- building the scenario's objects ------------------------------------
 
@@ -239,6 +246,13 @@ class ScenarioObjects:
     def _func_name(self, func: Any) -> str:
         """The scenario name of ``func``; ``?name`` for functions outside the scenario vocabulary."""
         known = self.funcs.get(id(func))
+        if known is None and self.by_identity:
+            # Under torch.compile, id() of a callable Dynamo made without a source (the one an
+            # operator such as -x or x[k] hands a handler) is a compile-time value of its own
+            # that matches no id of the run; an identity check is what Dynamo can trace.
+            for other, name in self.handed:
+                if func is other:
+                    return name
         if known is None:
             for other, name in self.equal_funcs:
                 try:

@@ -139,6 +139,9 @@ def check_available(adapter: Any) -> None:
 class CompiledRun(Run):
     """A run whose recording Dynamo can trace (see the module's docstring)."""
 
+    #: A callable an operator hands a handler has, under Dynamo, no id the run knows.
+    by_identity = True
+
     def _pyfunc_kernel(self, values: list[Any]) -> Any:
         flat = [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
         tensors: list[Any] = [x for x in flat if isinstance(x, self.ad.Tensor)]

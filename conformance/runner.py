@@ -86,6 +86,8 @@ class Run(ScenarioObjects):
         self.pushed: dict[str, list[Any]] = {}
         self.idents: dict[int, str] = {}
         self.funcs = {id(adapter.func(n)): n for n in FUNCS if FUNCS[n].path != "probe"}
+        #: The same callables as objects, for :meth:`_func_name`'s identity check.
+        self.handed = [(adapter.func(n), n) for n in FUNCS if FUNCS[n].path != "probe"]
         #: Callables named by equality, not identity (a property's getter is a new object at
         #: each lookup), and the name a handler's behaviour knows each form's callables by.
         self.equal_funcs: list[tuple[Any, str]] = []
@@ -101,6 +103,7 @@ class Run(ScenarioObjects):
         for fdecl in scenario.functions:
             self.defined[fdecl.name] = self._pyfunc(fdecl)
             self.funcs[id(self.defined[fdecl.name])] = fdecl.name
+            self.handed.append((self.defined[fdecl.name], fdecl.name))
         for decl in scenario.classes:
             self._build_class(decl.name)
         for mdecl in scenario.modes:

@@ -32,6 +32,15 @@ THREADED = scenario_from_dict({
     "call": {"func": "neg", "args": ["plain"], "thread": True},
 })
 
+#: An operator: Dynamo hands the mode Tensor.neg as an object it made without a source, whose
+#: id() under tracing is a compile-time value of its own.
+OPERATOR = scenario_from_dict({
+    "generation": "stack",
+    "modes": [{"name": "M", "behaviour": {"return": 7}}],
+    "setup": [{"enter": "M"}],
+    "call": {"func": "-x", "args": ["plain"]},
+})
+
 
 def test_a_scenario_compiled_nothing_of_is_not_compiled_and_counted_apart() -> None:
     nothing = Compilation(False, breaks=2, frames=0, reason="Unsupported: x")
@@ -72,6 +81,7 @@ if TORCH:  # the rest needs torch.compile
     from conformance.compiled import run_compiled
     from conformance.runner import execute
     from spec.examples import load_examples
+    from spec.model.trace import HandlerRun, Returned
 
     ADAPTER = NamespaceAdapter(torch)
     EXAMPLES = {e.name: e for e in load_examples()}
@@ -104,6 +114,15 @@ if TORCH:  # the rest needs torch.compile
         fell_back = run_compiled(EXAMPLES["mode_back_on_top_after_raise"].scenario, ADAPTER)[2]
         assert not fell_back.compiled and fell_back.graphs == 0 and fell_back.frames > 0, fell_back
         assert fell_back.describe().startswith("compiled nothing"), fell_back.describe()
+
+    def test_a_callable_an_operator_hands_the_handler_is_named_compiled_too() -> None:
+        """Compiled, -x reaches the mode with Tensor.neg (as in eager): the run names it by
+        identity where its id() is Dynamo's own (else the handler passes it through unseen)."""
+        trace, _, compilation = run_compiled(OPERATOR, ADAPTER)
+        assert compilation.fullgraph, compilation
+        runs = [e for e in trace.events if isinstance(e, HandlerRun)]
+        assert [(r.who, r.func) for r in runs] == [("M", "Tensor.neg")], trace.events
+        assert isinstance(trace.outcome, Returned) and trace.outcome.value == 7, trace.outcome
 
     def test_each_scenario_starts_from_a_reset_dynamo() -> None:
         first = run_compiled(THREADED, ADAPTER)[2]

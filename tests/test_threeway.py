@@ -85,3 +85,21 @@ def test_a_shape_divergence_compares_with_eager_itself_and_blames_eagers_rules()
     assert oracle.outcome.rules  # every step carries the rules of eager's own divergence
     raised = replace(shorter, outcome=Raised("TypeError", Message(("boom",))))
     assert judge(FORWARD, oracle, raised, naming).failed == oracle.outcome.rules
+
+
+def test_a_recursion_error_matches_whatever_text_says_where_the_limit_was_hit() -> None:
+    """Eager's recursion may end in the suite's own recording, compiled code's elsewhere: the
+    exception is compared, the text (where the limit was hit) is not."""
+    eager, naming = execute(FORWARD, RIGHT)
+    expected = replace(predict(FORWARD), outcome=Raised("RecursionError", Message(("deep",))))
+    deep = replace(eager, outcome=Raised("RecursionError", Message((
+        "maximum recursion depth exceeded while encoding a JSON object",))))
+    compiled = replace(eager, outcome=Raised("RecursionError", Message((
+        "maximum recursion depth exceeded while calling a Python object",))))
+    oracle = reference(expected, deep, naming)
+    assert oracle is not None
+    assert not differences(oracle, compiled, naming)
+    other = replace(eager, outcome=Raised("TypeError", Message(("boom",))))
+    assert differences(oracle, other, naming)  # another exception still differs
+    shape = eager_as_reference(FORWARD, expected, replace(deep, events=deep.events[:-1]), naming)
+    assert not differences(shape, replace(compiled, events=compiled.events[:-1]), naming)
