@@ -38,7 +38,8 @@ RUNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "rules": ("tests.hostile.wire_rules", ()),
     "str": ("tests.hostile.wire_str", ()),
     "meta": (META, ("--rules", "TFM_PUSH_001")),
-    "garbage-n2-certify": ("tests.hostile.wire_garbage", ("-n", "2", "--certify")),
+    # (a certification's exhaustive part, in a scope that calls mean, where the attack is)
+    "garbage-n2-certify": ("tests.hostile.wire_garbage", ("-n", "2", "--certify", "--exhaustive", "modes=0,classes=1,setup=0,functions=mean|add")),
 }
 
 
