@@ -21,11 +21,13 @@ from .cli import SuiteRun, run_suite
 pytestmark = pytest.mark.xdist_group("test_trust_tamper")
 
 BOUND = 240.0
+#: a small exhaustive scope that calls mean
+MEAN_SCOPE = ("--exhaustive", "modes=0,classes=1,setup=0,functions=mean|add")
 RUNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "at-import": ("tests.hostile.tamper_resolve", ()),
     "in-a-scenario": ("tests.hostile.tamper_lazy", ()),
     # (a certification's exhaustive part, in a scope that calls mean, where the forgery is)
-    "in-a-scenario-n2-certify": ("tests.hostile.tamper_lazy", ("-n", "2", "--certify", "--exhaustive", "modes=0,classes=1,setup=0,functions=mean|add")),
+    "in-a-scenario-n2-certify": ("tests.hostile.tamper_lazy", ("-n", "2", "--certify", *MEAN_SCOPE)),
 }
 TAMPERED = "changed the suite's own code in its process"
 

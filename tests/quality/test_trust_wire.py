@@ -28,6 +28,8 @@ pytestmark = pytest.mark.xdist_group("test_trust_wire")
 BOUND = 240.0
 MARKER = "WIRE_MARKER"
 META = "tests.hostile.wire_meta:ADAPTER"
+#: a small exhaustive scope that calls mean
+MEAN_SCOPE = ("--exhaustive", "modes=0,classes=1,setup=0,functions=mean|add")
 #: name -> (--impl, extra options) of every wire_* run; the clean one is reference_impl's run
 #: that other modules compare with too (cli.clean_run), made once per session
 RUNS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -39,7 +41,7 @@ RUNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "str": ("tests.hostile.wire_str", ()),
     "meta": (META, ("--rules", "TFM_PUSH_001")),
     # (a certification's exhaustive part, in a scope that calls mean, where the attack is)
-    "garbage-n2-certify": ("tests.hostile.wire_garbage", ("-n", "2", "--certify", "--exhaustive", "modes=0,classes=1,setup=0,functions=mean|add")),
+    "garbage-n2-certify": ("tests.hostile.wire_garbage", ("-n", "2", "--certify", *MEAN_SCOPE)),
 }
 
 
