@@ -28,6 +28,14 @@ from ..sandbox import ImplementationFault, RemoteError, SandboxedImplementation
 
 #: Scenarios sent in one request.
 BATCH_SIZE = 64
+#: Seconds a batch may take per scenario, beyond one scenario's own limit: a scenario takes about
+#: a millisecond. A batch that runs out of it (a hang, or a slow implementation) is not blamed:
+#: each of its scenarios is run again with its own limit, which confirms a hang or clears it.
+PER_SCENARIO = 0.05
+
+
+def _seconds(target: SandboxedImplementation, scenarios: int) -> float:
+    return scenario_seconds(target) + PER_SCENARIO * scenarios
 
 
 @dataclass(frozen=True)
@@ -108,7 +116,7 @@ def _drain(batch: _Sent, target: SandboxedImplementation) -> None:
     """Read (and drop) the reply to a batch nobody will judge."""
     assert batch.request is not None
     try:
-        target.collect(batch.request, BATCH, seconds=scenario_seconds(target) * max(1, batch.sent),
+        target.collect(batch.request, BATCH, seconds=_seconds(target, batch.sent),
                        during=f"running a batch of {batch.sent} scenarios")
     except (ImplementationFault, RemoteError):
         pass
@@ -129,7 +137,7 @@ def _judge(batch: _Sent, target: SandboxedImplementation,
         request, batch.request = batch.request, None  # collected: nothing left to drain
         try:
             results = target.collect(request, BATCH,
-                                     seconds=scenario_seconds(target) * max(1, batch.sent),
+                                     seconds=_seconds(target, batch.sent),
                                      during=f"running a batch of {batch.sent} scenarios")
         except (ImplementationFault, RemoteError):
             results = None
