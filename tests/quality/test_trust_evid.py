@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from conformance.certificate import SCHEMA_VERSION
 from tests.mutants._build import mutated_sources
 
 from .cli import REPO, SuiteRun, clean_run, run_suite, suite_command
@@ -78,7 +79,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Runs]:
 def test_verify_matches_an_honest_certificate(runs: _Runs, tmp_path: Path) -> None:
     run = runs.certified()
     assert run.returncode == 0, run.tail()
-    assert run.certificate is not None and run.certificate["schema_version"] == 6
+    assert run.certificate is not None and run.certificate["schema_version"] == SCHEMA_VERSION
     evidence = run.certificate["evidence"]
     assert evidence["implementation"]["package"] == "reference_impl"
     assert evidence["implementation"]["digest"].startswith("sha256:")
