@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,9 +12,8 @@ from hypothesis import Phase, core, given, seed, settings
 
 from spec.model.scenario import Generation, Scenario
 
-from .check import Checked, Target, check
+from .check import Target, check
 from .excusal import Excusals
-from .sandbox import SandboxedImplementation
 from .strategies import scenarios
 
 
@@ -79,18 +78,42 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
     derandomize = current.derandomize and chunk is None
     own_seed = None if chunk is None else chunk_seed(given_seed(), current.derandomize, chunk)
 
-    # Hypothesis only draws (no shrinking, and nothing the checks find feeds back into what it
-    # draws): the scenarios are drawn first, then checked, batched where the implementation runs
-    # in a sandbox (conformance.exhaustive.batch), one check() each elsewhere.
-    drawn: list[Scenario] = []
-
     @settings(current, max_examples=examples, database=None, phases=(Phase.generate,),
               derandomize=derandomize)
     @given(scenarios(generation, adapter.features))
     def one(scenario: Scenario) -> None:
         if deadline is not None and time.monotonic() >= deadline:
+            result.stopped = (f"stopped after scenario #{result.examples}: its share of the "
+                              "per-test time limit ran out")
             raise _Stop
-        drawn.append(scenario)
+        result.examples += 1
+        try:
+            checked = check(scenario, adapter, excused=excused)
+        except Exception as exc:  # the suite must not die with the implementation
+            result.errors.append(f"{type(exc).__name__}: {exc}")
+            return
+        if checked is None:
+            result.unspecified += 1
+            return
+        if checked.compilation is not None:
+            result.compilations.append(checked.compilation)
+            if checked.not_compiled:  # nothing was judged: it exercised no rule
+                return
+        result.excused += bool(checked.excused)
+        result.cut_short += checked.cut_short
+        result.unexcused.update(r for r in checked.rules if r not in checked.excused)
+        for rule_id in checked.expected.rules_exercised():
+            result.record(rule_id).exercised += 1
+        for rule_id in checked.rules:
+            record = result.record(rule_id)
+            if len(record.failures) < keep:
+                record.failures.append((result.examples, scenario, checked.differences, checked.fault))
+        if checked.fault is not None:
+            result.faults += 1
+            if result.faults >= MAX_FAULTS:
+                result.stopped = (f"stopped after scenario #{result.examples}: the implementation "
+                                  f"crashed or hung on {result.faults} scenarios")
+                raise _Stop
 
     if own_seed is not None:
         one = seed(own_seed)(one)
@@ -98,59 +121,7 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
         one()
     except _Stop:
         pass
-    try:
-        for checked in _checked(drawn, adapter, excused):
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            result.examples += 1
-            if _record(result, drawn[result.examples - 1], checked, keep):
-                break
-    except Exception as exc:  # the suite must not die with the implementation
-        result.errors.append(f"{type(exc).__name__}: {exc}")
-    if result.stopped is None and result.examples < examples and deadline is not None \
-            and time.monotonic() >= deadline:
-        result.stopped = (f"stopped after scenario #{result.examples}: its share of the "
-                          "per-test time limit ran out")
     return result
-
-
-def _checked(drawn: list[Scenario], adapter: Target,
-             excused: Excusals | Collection[str]) -> Iterator[Checked | None]:
-    if isinstance(adapter, SandboxedImplementation) and not getattr(adapter, "compile", False):
-        from .exhaustive.batch import check_all
-
-        for outcome in check_all(drawn, adapter, excused):
-            yield outcome.checked
-        return
-    for scenario in drawn:
-        yield check(scenario, adapter, excused=excused)
-
-
-def _record(result: Sweep, scenario: Scenario, checked: Checked | None, keep: int) -> bool:
-    """Count one checked scenario; whether the sweep stops (too many faults)."""
-    if checked is None:
-        result.unspecified += 1
-        return False
-    if checked.compilation is not None:
-        result.compilations.append(checked.compilation)
-        if checked.not_compiled:  # nothing was judged: it exercised no rule
-            return False
-    result.excused += bool(checked.excused)
-    result.cut_short += checked.cut_short
-    result.unexcused.update(r for r in checked.rules if r not in checked.excused)
-    for rule_id in checked.expected.rules_exercised():
-        result.record(rule_id).exercised += 1
-    for rule_id in checked.rules:
-        record = result.record(rule_id)
-        if len(record.failures) < keep:
-            record.failures.append((result.examples, scenario, checked.differences, checked.fault))
-    if checked.fault is not None:
-        result.faults += 1
-        if result.faults >= MAX_FAULTS:
-            result.stopped = (f"stopped after scenario #{result.examples}: the implementation "
-                              f"crashed or hung on {result.faults} scenarios")
-            return True
-    return False
 
 
 def given_seed() -> object:
