@@ -10,6 +10,7 @@ from __future__ import annotations
 from spec.model.scenario import Disable, Enable, Enter, Push, Scenario, SetRaw
 from spec.model.trace import (
     ANY_DICT,
+    NONE_PASSED,
     Constructed,
     Event,
     HandlerRun,
@@ -58,6 +59,13 @@ def _types_rules(exp: HandlerRun, obs: HandlerRun) -> tuple[str, ...]:
     if "Tensor" in extra and exp.kwargs != ANY_DICT and "TFM_TYPES_003" not in narrowed:
         narrowed.append("TFM_TYPES_003")  # the native path never collects an exact Tensor
     return tuple(narrowed) or ("TFM_TYPES_001",)
+
+
+def _kwargs_rules(exp: HandlerRun) -> tuple[str, ...]:
+    """A handler handed ``None`` as a fourth argument got the wrong number of arguments, not
+    wrong values: the rule of how many (TFM_ARGS_003, or TFM_ARGS_004 on the Python path)."""
+    rules = exp.rules_for("kwargs")
+    return tuple(r for r in rules if r != "TFM_ARGS_002") or rules
 
 
 #: The rules that decide what is current once every block has exited, by generation.
@@ -153,7 +161,10 @@ def event_rules(expected: Trace, index: int, exp: Event | None, obs: Event | Non
     if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun):
         name = field if field is not None else differing_field(exp, obs, naming)
         if name is not None:
-            return _types_rules(exp, obs) if name == "types" else exp.rules_for(name)
+            if name == "types":
+                return _types_rules(exp, obs)
+            return _kwargs_rules(exp) if name == "kwargs" and obs.kwargs == NONE_PASSED else (
+                exp.rules_for(name))
     if isinstance(exp, HandlerRun):
         return exp.rules_for("who")
     if isinstance(exp, WarningEmitted) and isinstance(obs, WarningEmitted) and (

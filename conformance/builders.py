@@ -23,9 +23,12 @@ from spec.model.trace import Constructed, Event
 from .adapter import Adapter
 from .safe import attribute_name
 
-__all__ = ["ABSENT", "KEYS", "RUNS", "Ctx", "ScenarioObjects", "evaluate_form"]
+__all__ = ["ABSENT", "KEYS", "NOT_PASSED", "RUNS", "Ctx", "ScenarioObjects", "evaluate_form"]
 
 ABSENT = object()
+#: A handler's default for ``kwargs``: it was called with three positional arguments, not
+#: with ``None`` as a fourth (TFM_ARGS_003 tells the two apart).
+NOT_PASSED = object()
 #: Every run not yet finished, by key (see Run.__init__); a run leaves when it is finished.
 RUNS: dict[str, ScenarioObjects] = {}
 KEYS = itertools.count()
@@ -97,8 +100,9 @@ class ScenarioObjects:
     equal_funcs: list[tuple[Any, str]]
     canonical: dict[str, str]
 
-    def _record(self, who: str, role: str, func: str, types: Any, args: Any, kwargs: Any,
+    def _record(self, who: str, role: str, func: str, types: Any, args: Any, passed: Any,
                 bound: str | None) -> None:
+        """Record a handler run (``passed``: its fourth argument, or :data:`NOT_PASSED`)."""
         raise NotImplementedError
 
     def _perform(self, action: Action, ctx: Ctx) -> Any:
@@ -193,15 +197,17 @@ class ScenarioObjects:
     def _class_handler(self, cls_name: str, kind: str) -> Any:
         key = self.key
 
-        def handler(owner: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        def handler(owner: Any, func: Any, types: Any, args: Any = (),
+                    passed: Any = NOT_PASSED) -> Any:
             run = RUNS[key]
+            kwargs = None if passed is NOT_PASSED else passed
             cls = owner if isinstance(owner, type) else type(owner)
             bound = None if isinstance(owner, type) else run.idents.get(id(owner), "?")
             name = run._func_name(func)
             if name.startswith("?"):  # the implementation's own inner calls pass through unseen
                 with run.ad.disable(subclass_only="disable-subclass" in run.ad.features):
                     return func(*args, **(kwargs or {}))
-            run._record(cls.__name__, "subclass", name, types, args, kwargs, bound)
+            run._record(cls.__name__, "subclass", name, types, args, passed, bound)
             ctx = Ctx(name, func, types, args, kwargs, cls, None)
             action = run.behaviours[cls_name].action_for(run.canonical.get(name, name))
             return run._perform(action, ctx)
@@ -211,12 +217,14 @@ class ScenarioObjects:
     def _mode_class(self, name: str, as_classmethod: bool) -> type:
         key = self.key
 
-        def handler(mode: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        def handler(mode: Any, func: Any, types: Any, args: Any = (),
+                    passed: Any = NOT_PASSED) -> Any:
             run = RUNS[key]
+            kwargs = None if passed is NOT_PASSED else passed
             fname = run._func_name(func)
             if fname.startswith("?"):  # the implementation's own inner calls pass through unseen
                 return func(*args, **(kwargs or {}))
-            run._record(name, "mode", fname, types, args, kwargs, None)
+            run._record(name, "mode", fname, types, args, passed, None)
             ctx = Ctx(fname, func, types, args, kwargs, None, mode)
             return run._perform(run.behaviours[name].action_for(run.canonical.get(fname, fname)),
                                 ctx)

@@ -9,6 +9,7 @@ from dataclasses import replace
 from spec.model.trace import (
     ANY_DICT,
     NONE_OR_EMPTY,
+    NONE_PASSED,
     ArgSeen,
     Event,
     HandlerRun,
@@ -104,9 +105,9 @@ def _field_matches(expected: HandlerRun, observed: HandlerRun, name: str) -> boo
         return (exp_value if exp_value != "submode" else "subclass") == (
             obs_value if obs_value != "submode" else "subclass")
     if name == "kwargs" and exp_value == ANY_DICT:
-        return obs_value is not None
-    if name == "kwargs" and exp_value == NONE_OR_EMPTY:
-        return obs_value in (None, ())
+        return obs_value not in (None, NONE_PASSED)
+    if name == "kwargs" and exp_value == NONE_OR_EMPTY:  # a spread call: None either way, or {}
+        return obs_value in (None, NONE_PASSED, ())
     return bool(exp_value == obs_value)
 
 

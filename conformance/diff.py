@@ -27,7 +27,17 @@ from spec.model.scenario import (
     Scenario,
     Step,
 )
-from spec.model.trace import ANY_DICT, Constructed, Event, HandlerRun, Message, Raised, Returned, Trace
+from spec.model.trace import (
+    ANY_DICT,
+    NONE_PASSED,
+    Constructed,
+    Event,
+    HandlerRun,
+    Message,
+    Raised,
+    Returned,
+    Trace,
+)
 
 if sys.version_info < (3, 11):  # Python 3.10
     from exceptiongroup import BaseExceptionGroup
@@ -143,7 +153,7 @@ def _event_text(event: Event | None, names: tuple[str, ...]) -> str:
     if isinstance(event, HandlerRun):
         event = dataclasses.replace(event, rules=(), why=())
         info = FUNCS.get(event.func)
-        if info is not None and info.path == "python" and event.kwargs is not None:
+        if info is not None and info.path == "python" and event.kwargs not in (None, NONE_PASSED):
             # The Python path's keywords are whatever the function passes on (TFM_ARGS_004);
             # a scenario's own function passes on exactly its keyword parameters.
             event = dataclasses.replace(event, kwargs=ANY_DICT, kwvalues=None)

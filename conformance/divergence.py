@@ -15,6 +15,7 @@ from spec.model.scenario import Scenario
 from spec.model.trace import (
     ANY_DICT,
     NONE_OR_EMPTY,
+    NONE_PASSED,
     Constructed,
     Event,
     HandlerRun,
@@ -128,6 +129,10 @@ def _field(event: HandlerRun, name: str) -> str:
         return "{" + items + "}" + (", other keys as kwargs allows" if event.kwargs == ANY_DICT else "")
     if name == "kwargs" and value == ANY_DICT:
         return "a dict (any keys)"
+    if name == "kwargs" and value == NONE_PASSED:
+        return "None, passed as a fourth argument"
+    if name == "kwargs" and value is None:
+        return "None (three arguments, so the handler's own default)"
     if name == "kwargs" and value == NONE_OR_EMPTY:
         return "None or an empty dict"
     if name == "role" and value == "submode":  # the runner cannot tell the two apart

@@ -37,6 +37,7 @@ from spec.model.scenario import (
     TensorArg,
 )
 from spec.model.trace import (
+    NONE_PASSED,
     Built,
     Event,
     HandlerRun,
@@ -54,7 +55,7 @@ from spec.model.trace import (
 
 from .adapter import Adapter
 from .arguments import described_events
-from .builders import KEYS, RUNS, Ctx, ScenarioObjects, evaluate_form
+from .builders import KEYS, NOT_PASSED, RUNS, Ctx, ScenarioObjects, evaluate_form
 from .noise import first_line, is_protocol_warning
 from .safe import name_of, repr_of, text_of
 
@@ -124,9 +125,11 @@ class Run(ScenarioObjects):
             return name_of(type(obj))
         return f"?{repr_of(obj)}"
 
-    def _record(self, who: str, role: str, func: str, types: Any, args: Any, kwargs: Any,
+    def _record(self, who: str, role: str, func: str, types: Any, args: Any, passed: Any,
                 bound: str | None) -> None:
-        seen = None if kwargs is None else tuple(sorted(kwargs))
+        # TFM_ARGS_003: three positional arguments (the handler's own default) or a fourth
+        kwargs = None if passed is NOT_PASSED else passed
+        seen = None if passed is NOT_PASSED else NONE_PASSED if passed is None else tuple(sorted(passed))
         names = tuple(name_of(t) if isinstance(t, type) else repr_of(t) for t in types)
         # The arguments are kept as they are (a shallow copy of the dict, which a handler may
         # change) and described once the run is over (see described_events): describing them

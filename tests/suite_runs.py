@@ -13,7 +13,8 @@ the controller reads the log; a run noted twice is one the session paid for twic
 starting one module's pool, two tests asking for one run without ``shared_run``), and the
 session exits non-zero with one line per repeat naming who asked. A run that repeats another on
 purpose (the same seed twice, to show it gives the same verdicts) says so in ``AGAIN`` and is
-not counted.
+not counted. Each run also notes, when it ends, the process time it and its children used; the
+controller prints the session's total by the module that asked, so a slower session says where.
 
 A run whose starter dropped the log's variable from its environment (a session started from a
 test, tests/test_suite_runs.py) is not noted there; a session that loads this plugin keeps a
@@ -26,6 +27,7 @@ import fcntl
 import hashlib
 import json
 import os
+import resource
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -41,6 +43,8 @@ ASKER = "TESTS_SUITE_RUN_ASKER"
 #: How a temporary folder is written in a run's key.
 TMP = "<tmp>"
 _OWN = (RUN_LOG, AGAIN, ASKER)
+#: How many modules the session's summary of run costs names.
+_SHOWN_COSTS = 12
 
 
 def _plain(value: str) -> str:
@@ -84,10 +88,38 @@ def added(base: Mapping[str, str], now: Mapping[str, str]) -> dict[str, str]:
 def note(log: Path, command: Sequence[str], cwd: Path | str, env_extra: Mapping[str, str],
          asker: str, again: str | None = None) -> None:
     """Write a run to ``log``."""
-    line = json.dumps({"key": key_of(command, cwd, env_extra), "again": again, "test": asker})
+    _append(log, {"key": key_of(command, cwd, env_extra), "again": again, "test": asker})
+
+
+def note_cost(log: Path, asker: str, seconds: float) -> None:
+    """Write to ``log`` the process time (in ``seconds``) of a run that ``asker`` started."""
+    _append(log, {"cost": round(seconds, 2), "test": asker})
+
+
+def _append(log: Path, entry: dict[str, object]) -> None:
     with open(log, "a", encoding="utf-8") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
-        handle.write(line + "\n")
+        handle.write(json.dumps(entry) + "\n")
+
+
+def costs(lines: Iterable[str]) -> list[tuple[str, float, int]]:
+    """The process time of the runs the log notes, by the test module that asked for them:
+    ``(module, seconds, runs)``, the costliest first."""
+    by_module: dict[str, tuple[float, int]] = {}
+    for line in lines:
+        entry = json.loads(line) if line.strip() else {}
+        if "cost" in entry:
+            module = str(entry["test"]).split("::", 1)[0]
+            seconds, runs = by_module.get(module, (0.0, 0))
+            by_module[module] = (seconds + float(entry["cost"]), runs + 1)
+    return sorted(((m, s, n) for m, (s, n) in by_module.items()), key=lambda row: -row[1])
+
+
+def _process_seconds() -> float:
+    """The CPU time of this process and of the children it has waited for (its sandboxes)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def repeats(lines: Iterable[str]) -> list[str]:
@@ -97,7 +129,7 @@ def repeats(lines: Iterable[str]) -> list[str]:
         if not line.strip():
             continue
         entry = json.loads(line)
-        if entry.get("again"):
+        if entry.get("again") or "cost" in entry:
             continue
         seen.setdefault(entry["key"], []).append(entry["test"])
     found = []
@@ -113,6 +145,8 @@ def _is_suite_run(config: pytest.Config) -> bool:
 
 
 _LOG = pytest.StashKey[Path]()
+#: In a run of the suite: the log it noted itself in, and the test that started it.
+_NOTED = pytest.StashKey[tuple[Path, str]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -122,14 +156,22 @@ def pytest_configure(config: pytest.Config) -> None:
         log = os.environ.get(RUN_LOG)
         if log and Path(log).exists():
             base = json.loads(Path(log + ".env").read_text(encoding="utf-8"))
+            asker = os.environ.get(ASKER, "?")
             note(Path(log), config.invocation_params.args, config.invocation_params.dir,
-                 added(base, os.environ), os.environ.get(ASKER, "?"), os.environ.get(AGAIN))
+                 added(base, os.environ), asker, os.environ.get(AGAIN))
+            config.stash[_NOTED] = (Path(log), asker)
         return
     handle, path = tempfile.mkstemp(prefix="suite-runs-", suffix=".jsonl")
     os.close(handle)
     os.environ[RUN_LOG] = path
     Path(path + ".env").write_text(json.dumps(dict(os.environ)), encoding="utf-8")
     config.stash[_LOG] = Path(path)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    noted = config.stash.get(_NOTED, None)
+    if noted is not None and noted[0].exists():  # a run of the suite, ending (workers waited for)
+        note_cost(noted[0], noted[1], _process_seconds())
 
 
 @pytest.hookimpl(wrapper=True)
@@ -152,8 +194,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     found = repeats(lines)
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None and lines:
-        reporter.write_line(f"tests/suite_runs.py: {len(lines)} run(s) of the suite started, "
+        started = sum("cost" not in json.loads(line) for line in lines)
+        reporter.write_line(f"tests/suite_runs.py: {started} run(s) of the suite started, "
                             f"{len(found)} of them more than once")
+    if reporter is not None:
+        for module, seconds, runs in costs(lines)[:_SHOWN_COSTS]:
+            reporter.write_line(f"tests/suite_runs.py: {seconds:7.0f} process-s in {runs:3d} "
+                                f"run(s) asked by {module}")
     for line in found:
         if reporter is not None:
             reporter.write_line(f"tests/suite_runs.py: a run of the suite was {line}", red=True)

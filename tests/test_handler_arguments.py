@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.adapter import load_adapter
+from conformance.adapter import NamespaceAdapter, load_adapter
 from conformance.arguments import MAX_DEPTH, describe, describe_args, describe_kwargs
 from conformance.attribution import event_rules
 from conformance.compare import args_match, differences, event_matches, kwvalues_match
@@ -34,7 +34,16 @@ from conformance.wire import (
 )
 from spec.examples import load_examples
 from spec.model import predict, scenario_from_dict
-from spec.model.trace import ANY_DICT, NONE_OR_EMPTY, ArgSeen, HandlerRun, Trace, same_arg
+from spec.model.trace import (
+    ANY_DICT,
+    NONE_OR_EMPTY,
+    NONE_PASSED,
+    ArgSeen,
+    HandlerRun,
+    Trace,
+    same_arg,
+)
+from tests.mutants._build import Mutation, build
 
 _LEAVES: st.SearchStrategy[ArgSeen] = st.one_of(
     st.builds(lambda i: ("obj", f"x{i}"), st.integers(0, 5)),
@@ -279,3 +288,49 @@ def test_a_broken_argument_fails_tfm_args_002(impl: str, scenario: dict[str, Any
     if scenario is _REDISPATCHED:  # the run of sub matched; that of the add it redispatched did not
         assert lines[0].startswith("event 1,") and "for add:" in lines[3], lines
     assert lines[2] == f"  observed: {observed}", lines
+
+
+# -- TFM_ARGS_003: three arguments, or None as a fourth --------------------------------------------
+
+#: reference_impl as torch 1.13 calls handlers: always four arguments, None the fourth when the
+#: caller passed no keywords (built here, not a registered mutant).
+_NONE_FOURTH = (
+    Mutation("_dispatch.py",
+             "            if kwargs:\n"
+             "                result = mode.__torch_function__(func, types, args, kwargs)\n"
+             "            else:\n"
+             "                result = mode.__torch_function__(func, types, args)\n",
+             "            result = mode.__torch_function__(func, types, args, kwargs or None)\n"),
+    Mutation("_dispatch.py",
+             "result = handler(func, types, args, kwargs) if kwargs else handler(func, types, args)",
+             "result = handler(func, types, args, kwargs or None)"),
+)
+_NEG_UNDER_A_MODE = {"classes": [{"name": "Sub", "behaviour": {"return": 1}}],
+                     "modes": [{"name": "M", "behaviour": "forward"}], "setup": [{"push": "M"}],
+                     "call": {"func": "neg", "args": ["Sub"]}}
+
+
+def test_none_as_a_fourth_argument_is_not_three_arguments() -> None:
+    sc = scenario_from_dict(_NEG_UNDER_A_MODE)
+    expected = predict(sc)
+    reference, naming = execute(sc, load_adapter("reference_impl"))
+    assert not differences(expected, reference, naming)
+    assert [e.kwargs for e in reference.events if isinstance(e, HandlerRun)] == [None, None]
+    fourth = NamespaceAdapter(build("tfmode_kwargs_none_fourth", _NONE_FOURTH))
+    observed, naming = execute(sc, fourth)
+    assert [e.kwargs for e in observed.events if isinstance(e, HandlerRun)] == [NONE_PASSED] * 2
+    lines = describe_differences(expected, observed, naming, sc)
+    assert lines[0].endswith("its field 'kwargs' [TFM_ARGS_003]:"), lines  # a count, no value
+    assert lines[1:3] == ["  expected: None (three arguments, so the handler's own default)",
+                          "  observed: None, passed as a fourth argument"], lines
+    # what crosses the sandbox's boundary keeps the difference
+    back = decode_trace(json.loads(json.dumps(encode_trace(observed))))
+    assert [e.kwargs for e in back.events if isinstance(e, HandlerRun)] == [NONE_PASSED] * 2
+
+
+def test_none_as_a_fourth_argument_is_allowed_where_a_dict_is_spread() -> None:
+    expected = _run((("obj", "x0"),), NONE_OR_EMPTY, ())
+    assert event_matches(expected, _run((("obj", "x0"),), NONE_PASSED, None), {})
+    # but it is no dict, where the Python path must hand one on (TFM_ARGS_004)
+    assert not event_matches(_run((("obj", "x0"),), ANY_DICT, None),
+                             _run((("obj", "x0"),), NONE_PASSED, None), {}, "kwargs")

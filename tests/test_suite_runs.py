@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -61,6 +62,18 @@ def test_a_session_that_shares_the_run_passes(tmp_path: Path) -> None:
     done = _session(tmp_path, *SHARED)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 run(s) of the suite started, 0 of them more than once" in done.stdout, done.stdout
+    # the run noted its process time when it ended, under the module that asked for it
+    assert re.search(r"tests/suite_runs.py: +[0-9]+ process-s in +1 run\(s\) asked by "
+                     r"test_twice.py\n", done.stdout), done.stdout
+
+
+def test_the_costs_are_added_up_by_the_module_that_asked() -> None:
+    lines = [json.dumps({"cost": 2.5, "test": "tests/a.py::t1"}),
+             json.dumps({"key": "{}", "again": None, "test": "tests/a.py::t1"}),
+             json.dumps({"cost": 1.0, "test": "tests/a.py::t2[x]"}),
+             json.dumps({"cost": 9.0, "test": "tests/b.py::t"}), ""]
+    assert suite_runs.costs(lines) == [("tests/b.py", 9.0, 1), ("tests/a.py", 3.5, 2)]
+    assert suite_runs.repeats(lines) == []  # a cost is no run of its own
 
 
 def test_the_key_leaves_out_temporary_folders_only() -> None:

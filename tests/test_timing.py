@@ -77,7 +77,10 @@ def test_only_a_confirmed_hang_fails_and_a_known_hanger_costs_what_it_did(
         assert "not re-run: it computed all along" in message and "when re-run" not in message, message
     else:
         assert "nor within 2 s when re-run" in message, message
-    # ... but one that waits (blocked, or starved of the CPU) is re-run, and may answer then.
+    # ... but one that waits (blocked, or starved of the CPU) is re-run, and may answer then. The
+    # hang replaced the child: a first short nap, unlimited, makes it import this module (pytest
+    # with it, 0.3 s of CPU on Python 3.13), so the timed nap's CPU time is the nap's alone.
+    assert impl.call("tests.test_timing:_nap", 0.0, seconds=60.0, during="napping") == "awake"
     assert _nap_once(impl, 0.8, 0.5) == "awake"
 
 

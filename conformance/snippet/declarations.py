@@ -172,12 +172,13 @@ class Declarations:
                 yield "    @classmethod"
             me = "self" if plain else "cls"
             owner = "type(self)" if plain else "cls"
-            yield f"    def __torch_function__({me}, func, types, args=(), kwargs=None):"
+            yield f"    def __torch_function__({me}, func, types, args=(), kwargs=NOT_PASSED):"
             bound = ', IDENTS.get(id(self), "?")' if plain else ""
+            yield "        passed, kwargs = kwargs, (None if kwargs is NOT_PASSED else kwargs)"
             yield "        if name_of(func).startswith('?'):  # the implementation's own inner calls"
             yield "            with inner_call_guard():"
             yield "                return func(*args, **(kwargs or {}))"
-            yield f'        seen({owner}.__name__, "subclass", func, types, kwargs{bound})'
+            yield f'        seen({owner}.__name__, "subclass", func, types, passed{bound})'
             yield from ("        " + x for x in self.behaviour(decl.behaviour, "None", owner, False))
 
     def mode_decls(self) -> Iterator[str]:
@@ -191,10 +192,11 @@ class Declarations:
             me = "cls" if m.classmethod_handler else "self"
             if m.classmethod_handler:
                 yield "    @classmethod"
-            yield f"    def __torch_function__({me}, func, types, args=(), kwargs=None):"
+            yield f"    def __torch_function__({me}, func, types, args=(), kwargs=NOT_PASSED):"
+            yield "        passed, kwargs = kwargs, (None if kwargs is NOT_PASSED else kwargs)"
             yield "        if name_of(func).startswith('?'):  # the implementation's own inner calls"
             yield "            return func(*args, **(kwargs or {}))"
-            yield f'        seen({m.name!r}, "mode", func, types, kwargs)'
+            yield f'        seen({m.name!r}, "mode", func, types, passed)'
             yield from ("        " + x for x in self.behaviour(m.behaviour, me, "None", True))
 
     def function_decls(self) -> Iterator[str]:

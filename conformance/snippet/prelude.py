@@ -30,10 +30,17 @@ def label(obj):
     return f"?{obj!r}"
 
 
-def seen(who, role, func, types, kwargs, bound=None):
-    """Print what a handler sees."""
+#: A handler's default for kwargs: it was called with three arguments, not with None as a fourth.
+NOT_PASSED = object()
+
+
+def seen(who, role, func, types, passed, bound=None):
+    """Print what a handler sees (passed: its fourth argument, or NOT_PASSED)."""
     names = tuple(getattr(t, "__name__", repr(t)) for t in types)
-    keys = None if kwargs is None else tuple(sorted(kwargs))
+    if passed is NOT_PASSED:
+        keys = None
+    else:
+        keys = ("=None",) if passed is None else tuple(sorted(passed))
     line = (f"handler {who} ({role}) for {name_of(func)}: types={names!r}, kwargs={keys!r}, "
             f"current={label(current_mode())!r}")
     print(line if bound is None else f"{line}, bound to {bound}")

@@ -44,7 +44,8 @@ def describe_event(event: Event, scenario: Scenario) -> str:
     if isinstance(event, WarningEmitted):
         return f"{event.category}: {event.message.render()}{_rules(event.rules)}"
     assert isinstance(event, HandlerRun)
-    shown: dict[tuple[str, ...] | None, str] = {None: "None", ("*",): "a dict", ("?",): "None or {}"}
+    shown: dict[tuple[str, ...] | None, str] = {None: "None", ("*",): "a dict", ("?",): "None or {}",
+                                                     ("=None",): "None (a fourth argument)"}
     kwargs = shown.get(event.kwargs, "{" + ", ".join(event.kwargs or ()) + "}")
     bound = f", bound to {event.bound}" if event.bound else ""
     return (f"{event.role} {event.who}: __torch_function__({event.func}, types=({', '.join(event.types)}"

@@ -13,6 +13,10 @@ KwargsSeen = Union[None, tuple[str, ...]]
 ANY_DICT: tuple[str, ...] = ("*",)
 #: ``None`` or an empty dict: a call spread as ``func(*args, **{})`` (TFM_ARGS_003).
 NONE_OR_EMPTY: tuple[str, ...] = ("?",)
+#: Observed only: the handler was handed ``None`` as a fourth positional argument, where
+#: ``None`` (the key :data:`KwargsSeen` ``None``) means it was called with three and saw its
+#: own default (TFM_ARGS_003 tells them apart; no prediction is this).
+NONE_PASSED: tuple[str, ...] = ("=None",)
 
 #: An argument as a handler received it, described by its structure (never the object itself,
 #: so that a description can cross the sandbox's boundary as JSON and be compared safely):
