@@ -66,6 +66,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(*ids): the spec rule IDs a test checks")
     config.addinivalue_line("markers", "generation(name): the test is for one generation only")
     config.addinivalue_line("markers", "feature(*names): the test needs optional adapter features")
+    config.addinivalue_line("markers", "exhaustive: the test checks the run's exhaustive scope "
+                            "(collected only when the run has one)")
     config.addinivalue_line("markers", "compiles: under --compile, the test runs its scenarios "
                                        "inside torch.compile too")
     state = state_of(config)
@@ -74,14 +76,20 @@ def pytest_configure(config: pytest.Config) -> None:
         activate(config, state, early=True)
 
 
+def _exhaustive_given(config: pytest.Config) -> str | None:
+    """The scope text the run was given (--exhaustive, else TFMODE_EXHAUSTIVE), as given."""
+    given = config.getoption("tfmode_exhaustive") or os.environ.get("TFMODE_EXHAUSTIVE")
+    return None if given is None else str(given)
+
+
 def _exhaustive(config: pytest.Config, state: RunState) -> Any:
     """The scope of the run's exhaustive part (None: none): --exhaustive's, else under
-    --certify the default scope; refused with --compile (every scenario compiled twice)."""
+    --certify the default scope."""
     from .exhaustive.scope import ScopeError, default_scope, parse_scope
 
     assert state.adapter is not None
     generation = state.adapter.generation
-    given = config.getoption("tfmode_exhaustive") or os.environ.get("TFMODE_EXHAUSTIVE")
+    given = _exhaustive_given(config)
     if given is None:
         return default_scope(generation) if state.certify and not state.compile else None
     if given.strip() == "none":
@@ -113,7 +121,7 @@ def _invocation(config: pytest.Config, state: RunState, impl_path: list[str]) ->
         "seed": None if seed is None else _seed_text(seed),
         "rule_timeout": config.getoption("tfmode_timeout"),
         "rules": config.getoption("tfmode_rules"),
-        "exhaustive": config.getoption("tfmode_exhaustive") or os.environ.get("TFMODE_EXHAUSTIVE"),
+        "exhaustive": _exhaustive_given(config),
         "keyword": str(getattr(config.option, "keyword", "") or ""),
         "markexpr": str(getattr(config.option, "markexpr", "") or ""),
         "expected_failures": str(Path(config.invocation_params.dir, expected).resolve())
@@ -132,7 +140,7 @@ def activate(config: pytest.Config, state: RunState, early: bool) -> None:
     if not hasattr(config, "workerinput"):  # before the implementation runs at all
         state.evidence = evidence.gather(impl=state.spec,
                                          invocation=_invocation(config, state, impl_path))
-    given = config.getoption("tfmode_exhaustive") or os.environ.get("TFMODE_EXHAUSTIVE")
+    given = _exhaustive_given(config)
     if given is not None and given.strip() != "none" and config.getoption("tfmode_compile"):
         raise pytest.UsageError("--exhaustive cannot be combined with --compile (a compiled "
                                 "scenario takes a second or more: run --exhaustive without it)")

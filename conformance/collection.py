@@ -34,8 +34,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             return
         activate(config, state, early=False)
     if state.exhaustive is None:  # the exhaustive tests exist only where the run has a scope
-        if any(_exhaustive(item) for item in items):
-            state.modules.add("test_exhaustive.py")  # collected: the run is not partial for it
+        for item in items:
+            if _exhaustive(item):
+                state.modules.add(item.path.name)  # collected: the run is not partial for it
         items[:] = [item for item in items if not _exhaustive(item)]
     known = set(state.catalogue.ids())
     problems: list[str] = []
@@ -74,7 +75,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 
 def _exhaustive(item: pytest.Item) -> bool:
-    return from_suite(item) and item.path.name == "test_exhaustive.py"
+    """A test of the run's exhaustive part (marked ``exhaustive``), which needs a scope."""
+    return from_suite(item) and item.get_closest_marker("exhaustive") is not None
 
 
 def _select_rules(config: pytest.Config, items: list[pytest.Item], wanted: set[str]) -> None:

@@ -252,10 +252,10 @@ def _exhaustive_entry(state: RunState) -> dict[str, Any]:
     up; null when no chunk reported, e.g. a selection without them), else nothing."""
     if state.exhaustive is None:
         return {}
-    from .exhaustive.report import summarise as added_up
+    from .exhaustive.report import add_up_chunks
 
     tallies = [o.exhaustive for o in state.outcomes.values() if o.exhaustive is not None]
-    entry = added_up(tallies)
+    entry = add_up_chunks(tallies)
     if entry is None:
         entry = {"scope": state.exhaustive.name, "bounds": state.exhaustive.describe(),
                  "scenarios": 0, "unspecified": 0, "complete": False, "seconds": 0.0,

@@ -79,7 +79,7 @@ class Findings:
                 "seconds": round(seconds, 3)}
 
 
-def summarise(tallies: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+def add_up_chunks(tallies: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """The chunks' tallies added up: the certificate's ``run.exhaustive`` (None: no chunk
     reported). ``complete`` only when every chunk reported and enumerated its share whole."""
     if not tallies:

@@ -40,6 +40,7 @@ def _chunk(scope: Any, adapter: Target, chunk: int) -> Iterator[Scenario]:
             yield scenario
 
 
+@pytest.mark.exhaustive
 @pytest.mark.rule(*SWEPT)
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_exhaustive_scope(chunk: int, adapter: Target, exhaustive_scope: Any, impl_spec: str,
