@@ -3,8 +3,10 @@
 The profile's number of generated scenarios is split into chunks, each an independent test
 (pytest-xdist spreads them over workers). A chunk fails for exactly the rules that some
 scenario's first divergence from the model is attributed to, and reports each such scenario
-shrunk to its simplest form, with a snippet that reproduces it (a divergence an expected failure
-excuses is reported as found: its entry has a snippet of its own).
+shrunk to its simplest form, with a snippet that reproduces it. Rules first broken by the same
+scenario share one shrink, which keeps all of them broken. A scenario is reported as found where
+an expected failure excuses its divergence (its entry has a snippet of its own) and where the
+profile leaves out hypothesis' shrink phase (triage).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import time
 from collections.abc import Callable
 
 import pytest
-from hypothesis import settings
+from hypothesis import Phase, settings
 
 from conformance.check import Target, check
 from conformance.compiled import tally
@@ -35,12 +37,20 @@ CHUNKS = 8
 SWEPT = tuple(rule.id for rule in CATALOGUE if rule.area != "OWNMODE")
 
 
-def _breaks(rule_id: str, adapter: Target, excused: Excusals) -> Callable[[Scenario], bool]:
+def _breaks(rule_ids: frozenset[str], adapter: Target,
+            excused: Excusals) -> Callable[[Scenario], bool]:
+    """Whether a scenario still breaks every one of ``rule_ids`` (one shrink serves each rule
+    whose first failing scenario it was)."""
     def holds(scenario: Scenario) -> bool:
         checked = check(scenario, adapter, excused=excused)
-        return checked is not None and rule_id in checked.rules
+        return checked is not None and rule_ids <= set(checked.rules)
 
     return holds
+
+
+def _shrinks() -> bool:
+    """Whether the active profile shrinks: triage, for one, reports scenarios as first found."""
+    return Phase.shrink in settings().phases
 
 
 @pytest.mark.compiles
@@ -74,6 +84,12 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
     reports: list[str] = []
     first: Scenario | None = None
     predicted: Trace | None = None  # the model's trace for ``first``, where it was checked
+    # The unexcused rules whose first failing scenario is the same one share its shrink.
+    sharing: dict[int, frozenset[str]] = {}
+    for rule_id in sweep.unexcused:
+        number = sweep.rules[rule_id].failures[0][0]
+        sharing[number] = sharing.get(number, frozenset()) | {rule_id}
+    shrunk: dict[int, tuple[Scenario, list[str], Trace | None]] = {}
     for rule_id in failing:
         number, scenario, found, fault = sweep.rules[rule_id].failures[0]
         if fault is not None:
@@ -83,14 +99,20 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
             # An expected failure already has its snippet, and shrinking its scenario was most
             # of a certification's time where one excused a divergence of many scenarios.
             smallest, details, how = scenario, list(found), "not shrunk (an expected failure)"
+        elif not _shrinks():
+            smallest, details, how = scenario, list(found), "not shrunk (the profile does not shrink)"
         else:
-            smallest = shrink(scenario, _breaks(rule_id, adapter, excused),
-                              deadline=start + rule_timeout * 3 / 4)
-            checked = check(smallest, adapter, excused=excused)
-            details = list(checked.differences) if checked is not None else ["(no longer reproduces)"]
+            if number not in shrunk:
+                smaller = shrink(scenario, _breaks(sharing[number], adapter, excused),
+                                 deadline=start + rule_timeout * 3 / 4)
+                checked = check(smaller, adapter, excused=excused)
+                shrunk[number] = (smaller, list(checked.differences) if checked is not None
+                                  else ["(no longer reproduces)"],
+                                  None if checked is None else checked.expected)
+            smallest, details, expected = shrunk[number]
             how = "shrunk"
-            if first is None and checked is not None:
-                predicted = checked.expected
+            if first is None and expected is not None:
+                predicted = expected
         reports.append(f"{rule_id}: generated scenario #{number} of chunk {chunk}, {how}:\n"
                        f"{json.dumps(scenario_to_dict(smallest), sort_keys=True)}\n" + "\n".join(details))
         if first is None:
