@@ -3,9 +3,17 @@
 The conformance suite chooses its own profile (``conformance.plugin``); when it is active —
 also when it is run as a plugin from elsewhere and pytest finds this file — nothing here
 touches hypothesis' settings.
+
+The repository's tests draw as many examples in CI as anywhere else: where CI is set they run
+under ``repository-ci``, the suite's ``ci`` profile (derandomized, so a CI run is reproducible)
+with ``dev``'s number of examples. The suite's ``ci`` profile itself keeps its 300 for
+conformance runs; the repository's tests, under it, drew three times the examples in CI that
+they draw on a developer's machine.
 """
 
 from __future__ import annotations
+
+import os
 
 import pytest
 from hypothesis import settings
@@ -21,4 +29,15 @@ def pytest_configure(config: pytest.Config) -> None:
     if plugin.suite_active(config) or config.getoption("hypothesis_profile", None):
         return
     profiles.register()
-    settings.load_profile(profiles.default_profile())
+    settings.load_profile(repository_profile())
+
+
+def repository_profile() -> str:
+    """The profile of the repository's own tests: the suite's default (TFMODE_PROFILE, else
+    ``dev``), but ``repository-ci`` for ``ci`` chosen by the CI variable."""
+    name = profiles.default_profile()
+    if name != "ci" or os.environ.get("TFMODE_PROFILE"):
+        return name
+    settings.register_profile("repository-ci", parent=settings.get_profile("ci"),
+                              max_examples=settings.get_profile("dev").max_examples)
+    return "repository-ci"

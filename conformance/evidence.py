@@ -9,11 +9,13 @@ module without running it, and its files are read as bytes.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
 import os
 import stat
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -93,6 +95,14 @@ def _roots(name: str) -> list[Path] | None:
     return None
 
 
+@functools.lru_cache(maxsize=4)
+def _packages(path: tuple[str, ...]) -> Mapping[str, list[str]]:
+    """Top-level package -> the distributions on ``path`` (``sys.path``) that provide it, read
+    once for each of the three packages a certificate names: it reads every installed
+    distribution's list of files, a second or more beside torch."""
+    return importlib.metadata.packages_distributions()
+
+
 def _distribution(name: str, roots: list[Path]) -> dict[str, Any] | None:
     """The installed distribution that holds the files at ``roots``: its name, version and a
     digest of its RECORD (None: the package is not an installed distribution's)."""
@@ -103,7 +113,7 @@ def _distribution(name: str, roots: list[Path]) -> dict[str, Any] | None:
 
 
 def _installed(name: str, roots: list[Path]) -> dict[str, Any] | None:
-    candidates = importlib.metadata.packages_distributions().get(name, [])
+    candidates = _packages(tuple(sys.path)).get(name, [])
     for dist_name in dict.fromkeys(candidates):
         try:
             dist = importlib.metadata.distribution(dist_name)
