@@ -6,6 +6,9 @@ from .codec import action_to, arg_to, step_to
 from .functions import FORMS, written
 from .scenario import Call, Scenario, TensorArg
 from .trace import (
+    ANY_DICT,
+    NONE_OR_EMPTY,
+    NONE_PASSED,
     Constructed,
     Event,
     HandlerRun,
@@ -44,8 +47,9 @@ def describe_event(event: Event, scenario: Scenario) -> str:
     if isinstance(event, WarningEmitted):
         return f"{event.category}: {event.message.render()}{_rules(event.rules)}"
     assert isinstance(event, HandlerRun)
-    shown: dict[tuple[str, ...] | None, str] = {None: "None", ("*",): "a dict", ("?",): "None or {}",
-                                                     ("=None",): "None (a fourth argument)"}
+    shown: dict[tuple[str, ...] | None, str] = {None: "None", ANY_DICT: "a dict",
+                                                     NONE_OR_EMPTY: "None or {}",
+                                                     NONE_PASSED: "None (a fourth argument)"}
     kwargs = shown.get(event.kwargs, "{" + ", ".join(event.kwargs or ()) + "}")
     bound = f", bound to {event.bound}" if event.bound else ""
     return (f"{event.role} {event.who}: __torch_function__({event.func}, types=({', '.join(event.types)}"
