@@ -356,6 +356,8 @@ class SandboxedImplementation:
         self.stack_version: str | None = meta["stack_version"]
         #: The release whose texts it shows (None: it reports none); see Adapter.release.
         self.release: str | None = meta.get("release")
+        #: Whether a request has run on the implementation since its state was last reset.
+        self._touched = False
 
     #: Seconds a whole test body run in the sandbox may take (the plugin sets --rule-timeout).
     body_seconds: float = 600.0
@@ -363,10 +365,12 @@ class SandboxedImplementation:
     compile: bool = False
 
     def call(self, target: str, *args: Any, seconds: float, during: str) -> Any:
+        self._touched = True
         return self.sandbox.call(target, args, seconds, during)
 
     def submit(self, target: str, *args: Any) -> int:
         """Send a request now, collect its reply later (:meth:`Sandbox.submit`)."""
+        self._touched = True
         return self.sandbox.submit(target, args)
 
     def collect(self, request: int, target: str, seconds: float, during: str) -> Any:
@@ -375,10 +379,13 @@ class SandboxedImplementation:
     def reset(self, restart: bool = True) -> list[str]:
         """Clear any mode the implementation left behind; what was found. ``restart=False``:
         a child that is not running (it crashed or hung) has nothing to reset, so none is
-        started (a restart belongs in a test, where its time limit costs that test only)."""
-        if not restart and not self.sandbox.running():
+        started (a restart belongs in a test, where its time limit costs that test only), and
+        one where nothing has run since the last reset (a test skipped before its body, or a
+        teardown after the test's own reset) is not asked again."""
+        if not restart and (not self._touched or not self.sandbox.running()):
             return []
         found: list[str] = self.call("conformance._child:reset", seconds=30.0, during="resetting")
+        self._touched = False
         return found
 
     def close(self) -> None:

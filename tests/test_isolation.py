@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import pytest
 
@@ -135,5 +136,39 @@ def test_a_looping_thread_does_not_outlive_its_request(on_path: Path) -> None:
     try:
         impl.call("tests.test_isolation:_call_mean", seconds=10, during="a test")
         assert impl.sandbox._proc is None  # the child with the thread was ended at once
+    finally:
+        impl.close()
+
+
+def _leave_a_mode(adapter: Any) -> None:
+    class Left(adapter.ns.overrides.TorchFunctionMode):  # type: ignore[misc]
+        pass
+
+    adapter.enable(adapter.make_mode(Left)).__enter__()
+
+
+def test_a_reset_after_a_test_is_asked_only_when_something_ran_since_the_last(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin resets the implementation after each test's body and again at teardown: a
+    reset with nothing run since the last one (a test skipped before its body, a teardown
+    that ran nothing on the implementation) sends no request; one after a request still finds
+    what it left behind."""
+    impl = SandboxedImplementation("reference_impl")
+    sent: list[str] = []
+    call = impl.sandbox.call
+
+    def counting(target: str, args: tuple[Any, ...], seconds: float, during: str) -> Any:
+        sent.append(target)
+        return call(target, args, seconds, during)
+
+    monkeypatch.setattr(impl.sandbox, "call", counting)
+    try:
+        assert impl.reset(restart=False) == [] and sent == []  # nothing has run yet
+        impl.call("tests.test_isolation:_leave_a_mode", seconds=30, during="a test")
+        found = impl.reset(restart=False)
+        assert len(found) == 1 and "left current" in found[0], found
+        assert impl.reset(restart=False) == []
+        assert sent == ["tests.test_isolation:_leave_a_mode", "conformance._child:reset"]
+        assert impl.reset() == [] and sent[-1] == "conformance._child:reset"  # asked: it may restart
     finally:
         impl.close()
