@@ -61,10 +61,10 @@ class Snapshot:
         self._functions: list[tuple[str, types.FunctionType, tuple[Any, ...]]] = []
         #: (where, class, the names of its attributes that were code)
         self._classes: list[tuple[str, type, frozenset[str], int]] = []
-        for name, module in list(sys.modules.items()):
-            if module is not None and _ours(name, self.packages) and name != "__main__":
-                self._modules[name] = module
-                self._take(name, module)
+        #: How many entries sys.modules had when it was last read: :meth:`extend` reads it
+        #: again only when that changed (with torch loaded, a read takes milliseconds).
+        self._scanned = -1
+        self.extend()
 
     def guards(self, name: str) -> bool:
         """Whether the module ``name`` belongs to the packages this snapshot guards."""
@@ -75,12 +75,18 @@ class Snapshot:
         return name in self._modules
 
     def extend(self) -> None:
-        """Take the guarded modules imported since (by the suite itself: a request's module)."""
+        """Take the guarded modules imported since (by the suite itself: a request's module).
+
+        ``sys.modules`` is read again only when its number of entries changed since the last
+        read, as an import changes it; a module replaced in it is :meth:`changes`' to find."""
+        if len(sys.modules) == self._scanned:
+            return
         for name, module in list(sys.modules.items()):
             if module is not None and name not in self._modules and _ours(name, self.packages) \
                     and name != "__main__":
                 self._modules[name] = module
                 self._take(name, module)
+        self._scanned = len(sys.modules)
 
     def _take(self, name: str, module: types.ModuleType) -> None:
         namespace = vars(module)
@@ -108,7 +114,7 @@ class Snapshot:
 
     def changes(self) -> list[str]:
         """What is no longer as the snapshot found it, at most :data:`MAX_NAMED` names (empty:
-        nothing changed). Cheap enough to run after every request (about 0.2 ms here, for some 900 names)."""
+        nothing changed). Run after every request: under a millisecond, for some 1,600 names."""
         modules = sys.modules
         found = [f"sys.modules[{name!r}] replaced" for name, module in self._modules.items()
                  if modules.get(name) is not module]

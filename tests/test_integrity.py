@@ -151,3 +151,24 @@ def test_a_module_the_suite_imports_later_is_guarded_once_taken(suite: types.Mod
         assert taken.changes() == ["tfmsuite.later.body replaced"]
     finally:
         del sys.modules["tfmsuite.later"]
+
+
+def test_extend_reads_sys_modules_again_only_when_its_size_changed(suite: types.ModuleType) -> None:
+    """Each request extends the snapshot, and with torch loaded a read of sys.modules takes
+    milliseconds: it is read again only when an import changed its number of entries."""
+    taken = snapshot()
+    later = types.ModuleType("tfmsuite.later")
+    placeholder = types.ModuleType("tfm_placeholder")
+    sys.modules["tfm_placeholder"] = placeholder
+    try:
+        taken.extend()  # reads the new size
+        del sys.modules["tfm_placeholder"]
+        sys.modules["tfmsuite.later"] = later  # the same number of entries
+        taken.extend()
+        assert not taken.knows("tfmsuite.later")
+        sys.modules["tfm_placeholder"] = placeholder
+        taken.extend()
+        assert taken.knows("tfmsuite.later") and taken.changes() == []
+    finally:
+        sys.modules.pop("tfmsuite.later", None)
+        sys.modules.pop("tfm_placeholder", None)
