@@ -98,8 +98,8 @@ def _roots(name: str) -> list[Path] | None:
 @functools.lru_cache(maxsize=4)
 def _packages(path: tuple[str, ...]) -> Mapping[str, list[str]]:
     """Top-level package -> the distributions on ``path`` (``sys.path``) that provide it, read
-    once for each of the three packages a certificate names: it reads every installed
-    distribution's list of files, a second or more beside torch."""
+    at most once a run: it reads every installed distribution's list of files (a quarter of a
+    second here, more beside torch)."""
     return importlib.metadata.packages_distributions()
 
 
@@ -112,22 +112,40 @@ def _distribution(name: str, roots: list[Path]) -> dict[str, Any] | None:
         return None
 
 
+#: The distribution this suite is installed as: it provides ``conformance``, ``spec`` and
+#: ``reference_impl``, three of the packages a certificate names.
+OWN_DISTRIBUTION = "tfmode-conformance"
+
+
 def _installed(name: str, roots: list[Path]) -> dict[str, Any] | None:
-    candidates = _packages(tuple(sys.path)).get(name, [])
-    for dist_name in dict.fromkeys(candidates):
-        try:
-            dist = importlib.metadata.distribution(dist_name)
-        except importlib.metadata.PackageNotFoundError:
+    # First the distributions that most often hold a package (one named like it, and this
+    # suite's own): each reads its own list of files only. Then every distribution on the path
+    # that says it provides the package (that read covers every installed distribution).
+    for guesses in ((name, OWN_DISTRIBUTION), None):
+        candidates = guesses if guesses is not None else _packages(tuple(sys.path)).get(name, [])
+        for dist_name in dict.fromkeys(candidates):
+            found = _holding(dist_name, name, roots)
+            if found is not None:
+                return found
+    return None
+
+
+def _holding(dist_name: str, name: str, roots: list[Path]) -> dict[str, Any] | None:
+    """The distribution ``dist_name`` as the evidence names it, if it holds the files of the
+    package ``name`` at ``roots`` (None: it is not installed, or holds none of them)."""
+    try:
+        dist = importlib.metadata.distribution(dist_name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for entry in dist.files or ():
+        if entry.parts[:1] not in ((name,), (f"{name}.py",)):
             continue
-        for entry in dist.files or ():
-            if entry.parts[:1] not in ((name,), (f"{name}.py",)):
-                continue
-            located = Path(str(dist.locate_file(entry))).resolve()
-            if any(located == root or root in located.parents for root in roots):
-                record = dist.read_text("RECORD")
-                return {"name": str(dist.metadata["Name"]), "version": str(dist.version),
-                        "record": None if record is None else
-                        f"sha256:{hashlib.sha256(record.encode()).hexdigest()}"}
+        located = Path(str(dist.locate_file(entry))).resolve()
+        if any(located == root or root in located.parents for root in roots):
+            record = dist.read_text("RECORD")
+            return {"name": str(dist.metadata["Name"]), "version": str(dist.version),
+                    "record": None if record is None else
+                    f"sha256:{hashlib.sha256(record.encode()).hexdigest()}"}
     return None
 
 

@@ -75,6 +75,26 @@ def test_an_installed_distribution_is_named_with_its_record() -> None:
     assert found["distribution"]["record"].startswith("sha256:")
 
 
+def test_a_distribution_named_like_its_package_is_found_without_reading_every_other(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every distribution's list of files is read (a quarter of a second, more beside torch)
+    only for a package that no distribution named like it, nor this suite's own, holds."""
+    import hypothesis
+
+    read: list[str] = []
+    real = evidence._packages
+
+    def counted(path: tuple[str, ...]) -> Any:
+        read.append("all")
+        return real(path)
+
+    monkeypatch.setattr(evidence, "_packages", counted)
+    found = evidence.package_evidence("hypothesis")["distribution"]
+    assert found is not None and found["version"] == hypothesis.__version__ and read == []
+    found = evidence.package_evidence("_pytest")["distribution"]  # pytest's: read them all
+    assert found is not None and found["name"] == "pytest" and read == ["all"]
+
+
 def test_the_reports_folder_expands_variables_and_the_home(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EVID_DIR", "/somewhere")
     monkeypatch.setenv("HOME", "/home/evid")
