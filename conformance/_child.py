@@ -27,9 +27,9 @@ import warnings
 from multiprocessing.connection import Connection
 from typing import Any
 
+from conformance.base.safe import name_of, text_of
 from conformance.integrity import Snapshot
 from conformance.replies import NOISE_KEY, cut, encode_error, encode_metadata, encode_result
-from conformance.safe import name_of, text_of
 from conformance.wire import MAX_TEXT, encode_event, frame
 
 
@@ -75,7 +75,7 @@ def _watch_parent(parent: int) -> None:
 #: The suite's modules every request may use, imported before the implementation is (so that
 #: the tripwire guards them, and the implementation cannot put its own in their place first).
 PRELOADED = ("conformance.adapter", "conformance.compiled", "conformance.noise",
-             "conformance.runner", "conformance.safe", "spec.model.trace")
+             "conformance.runner", "conformance.base.safe", "spec.model.trace")
 
 #: The tripwire (set by serve() before the implementation is imported).
 _TRIPWIRE: Snapshot | None = None
@@ -263,7 +263,7 @@ def _raised(exc: BaseException) -> dict[str, Any]:
 
 
 def _exit_name(exc: BaseException) -> str:
-    from conformance.safe import repr_of
+    from conformance.base.safe import repr_of
 
     return f"sys.exit({repr_of(exc.code)})" if isinstance(exc, SystemExit) else name_of(type(exc))
 

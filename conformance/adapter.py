@@ -17,8 +17,8 @@ from spec.model.scenario import Disable, Enable, EnableInside, PushInside, Scena
 from spec.texts import release_key
 
 from . import namespace as contract
+from .base.safe import repr_of
 from .namespace import Generation as Generation  # re-exported: diff and sandbox use it
-from .safe import repr_of
 from .surface.listing import namer
 
 #: Optional features an adapter may declare; rules that need an undeclared

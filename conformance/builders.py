@@ -21,7 +21,7 @@ from spec.model.scenario import Action, Behaviour, PyFuncDecl, Scenario
 from spec.model.trace import Constructed, Event
 
 from .adapter import Adapter
-from .safe import attribute_name
+from .base.safe import attribute_name
 
 __all__ = ["ABSENT", "KEYS", "NOT_PASSED", "RUNS", "Ctx", "ScenarioObjects", "evaluate_form"]
 

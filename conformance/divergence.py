@@ -2,7 +2,7 @@
 
 Each difference is one block: where it is (an event and its field, the outcome, the mode left
 current), the rules that decide it, the full expected and observed values, and where two texts
-differ, the character where they part (:mod:`conformance.textdiff`). The first block is the
+differ, the character where they part (:mod:`conformance.base.textdiff`). The first block is the
 first divergence, the one a failure is attributed to; the blocks after it start with "then":
 they may be its consequences.
 """
@@ -29,10 +29,10 @@ from spec.model.trace import (
     show_arg,
 )
 
+from .base.textdiff import first_difference, shorten, text_diff
 from .compare import Naming, differing_part, message_pattern, show_outcome
 from .comparison import Comparison, Difference, compare_traces
 from .snippet import event_line
-from .textdiff import first_difference, shorten, text_diff
 
 __all__ = ["block", "describe", "describe_differences", "show_trace", "text_offsets"]
 

@@ -14,9 +14,9 @@ from typing import NoReturn
 
 import pytest
 
+from .base.safe import repr_of
+from .base.textdiff import MAX_SHOWN, first_difference, shorten, text_diff
 from .divergence import block
-from .safe import repr_of
-from .textdiff import MAX_SHOWN, first_difference, shorten, text_diff
 
 __all__ = ["adapter_script", "fail", "shown"]
 

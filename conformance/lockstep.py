@@ -25,11 +25,11 @@ from spec.model.values import ModeRef, SymTensor, to_value
 from .adapter import Adapter
 from .arguments import described_events
 from .attribution import RESTORE_RULES
+from .base.safe import name_of, text_of
 from .comparison import compare_traces
 from .divergence import block, describe, show_trace
 from .replay import Divergence, report
 from .runner import Run
-from .safe import name_of, text_of
 from .steps import Op
 
 if sys.version_info < (3, 11):  # Python 3.10

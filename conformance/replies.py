@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .safe import text_of
+from .base.safe import text_of
 from .tracewire import decode_noise, decode_trace, encode_trace
 from .wire import (
     _KEY,

@@ -55,9 +55,9 @@ from spec.model.trace import (
 
 from .adapter import Adapter
 from .arguments import described_events
+from .base.safe import name_of, repr_of, text_of
 from .builders import KEYS, NOT_PASSED, RUNS, Ctx, ScenarioObjects, evaluate_form
 from .noise import first_line, is_protocol_warning
-from .safe import name_of, repr_of, text_of
 
 #: What ``Run.execute`` runs the scenario's user code with (see its docstring).
 Wrap = Callable[[Callable[[list[Any], dict[str, Any]], Any]], Callable[[list[Any], dict[str, Any]], Any]]

@@ -1,6 +1,6 @@
 """Failure messages an implementer can act on, and stateful runs turned into reproductions.
 
-The pieces, in this process: the character-level diff of two texts (conformance.textdiff),
+The pieces, in this process: the character-level diff of two texts (conformance.base.textdiff),
 the description of a scenario's differences (conformance.divergence), the scenario a
 stateful run's steps amount to (conformance.steps) and the script that replays them
 (conformance.snippet.steps). tests/test_suite_failures.py runs the whole suite.
@@ -18,6 +18,7 @@ import pytest
 
 import reference_impl
 from conformance.adapter import NamespaceAdapter
+from conformance.base.textdiff import MAX_SHOWN, first_difference, shorten, text_diff
 from conformance.check import check
 from conformance.divergence import describe_differences, text_offsets
 from conformance.failure import fail, shown
@@ -25,7 +26,6 @@ from conformance.runner import execute
 from conformance.snippet import steps_snippet
 from conformance.steps import Op, as_scenario, why_not
 from conformance.suite.test_stateful import SCENARIO, replace_generation
-from conformance.textdiff import MAX_SHOWN, first_difference, shorten, text_diff
 from spec.model import predict, scenario_from_dict
 from spec.model.scenario import Call, Enable, Enter, Push, TensorArg
 from spec.model.trace import Message, Raised, Ref, Trace

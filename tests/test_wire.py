@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from conformance.adapter import load_adapter
+from conformance.base.safe import repr_of, text_of
 from conformance.check import check
 from conformance.replies import (
     SCENARIO,
@@ -26,7 +27,6 @@ from conformance.replies import (
     encode_result,
 )
 from conformance.runner import Run, execute
-from conformance.safe import repr_of, text_of
 from conformance.sandbox import ImplementationMisbehaved, SandboxedImplementation
 from conformance.tracewire import decode_trace, encode_trace
 from conformance.wire import (

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from conformance.adapter import Adapter
+from conformance.base.safe import name_of, repr_of, text_of
 from conformance.bodies import sandboxed
 from conformance.failure import adapter_script, fail
-from conformance.safe import name_of, repr_of, text_of
 from conformance.timing import RERUN_FACTOR
 
 THREADS, CALLS = 8, 500
