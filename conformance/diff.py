@@ -44,10 +44,10 @@ if sys.version_info < (3, 11):  # Python 3.10
 
 from .adapter import Adapter, Generation
 from .compare import values_equal
+from .generate.shrink import shrink
+from .generate.strategies import scenarios
 from .runner import execute
-from .shrink import shrink
 from .snippet import describe
-from .strategies import scenarios
 
 __all__ = ["Finding", "compare_traces", "find_differences", "portable", "render", "translate"]
 
@@ -301,7 +301,7 @@ def find_differences(a: Adapter, b: Adapter, examples: int = 300,
     """Every distinct difference found in ``examples`` scenarios, each shrunk to a minimal one.
 
     Hypothesis shrinks each distinct kind of difference (where the traces first part) on its
-    own; a greedy structural pass (conformance.shrink) then removes what is left over.
+    own; a greedy structural pass (conformance.generate.shrink) then removes what is left over.
     """
     kinds: dict[tuple[str, str], type[_Difference]] = {}
 

@@ -1,6 +1,6 @@
 """Steps the model and an implementation in lockstep; each divergence names the rules it breaks.
 
-A divergence carries the steps of the run up to it (:class:`~conformance.steps.Op`), from
+A divergence carries the steps of the run up to it (:class:`~conformance.generate.steps.Op`), from
 which :mod:`conformance.replay` (where :class:`Divergence` is defined) makes the scenario or
 the script that reproduces it.
 """
@@ -28,9 +28,9 @@ from .attribution import RESTORE_RULES
 from .base.safe import name_of, text_of
 from .comparison import compare_traces
 from .divergence import block, describe, show_trace
+from .generate.steps import Op
 from .replay import Divergence, report
 from .runner import Run
-from .steps import Op
 
 if sys.version_info < (3, 11):  # Python 3.10
     from exceptiongroup import BaseExceptionGroup

@@ -18,9 +18,9 @@ from spec.model import scenario_to_dict
 from spec.model.scenario import Scenario
 
 from .check import Target, check
-from .shrink import shrink
+from .generate.shrink import shrink
+from .generate.steps import Op, as_scenario, listing, why_not
 from .snippet import snippet, steps_snippet
-from .steps import Op, as_scenario, listing, why_not
 
 __all__ = ["Divergence", "report", "reproduce"]
 

@@ -14,7 +14,7 @@ from spec.model.scenario import Generation, Scenario
 
 from .check import Target, check
 from .excusal import Excusals
-from .strategies import scenarios
+from .generate.strategies import scenarios
 
 
 @dataclass

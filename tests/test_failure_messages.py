@@ -2,7 +2,7 @@
 
 The pieces, in this process: the character-level diff of two texts (conformance.base.textdiff),
 the description of a scenario's differences (conformance.divergence), the scenario a
-stateful run's steps amount to (conformance.steps) and the script that replays them
+stateful run's steps amount to (conformance.generate.steps) and the script that replays them
 (conformance.snippet.steps). tests/test_suite_failures.py runs the whole suite.
 """
 
@@ -22,9 +22,9 @@ from conformance.base.textdiff import MAX_SHOWN, first_difference, shorten, text
 from conformance.check import check
 from conformance.divergence import describe_differences, text_offsets
 from conformance.failure import fail, shown
+from conformance.generate.steps import Op, as_scenario, why_not
 from conformance.runner import execute
 from conformance.snippet import steps_snippet
-from conformance.steps import Op, as_scenario, why_not
 from conformance.suite.test_stateful import SCENARIO, replace_generation
 from spec.model import predict, scenario_from_dict
 from spec.model.scenario import Call, Enable, Enter, Push, TensorArg

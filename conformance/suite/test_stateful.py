@@ -21,8 +21,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from conformance.adapter import Adapter, release_of
 from conformance.bodies import APPLICABLE, sandboxed
 from conformance.divergence import block
+from conformance.generate.steps import Op
 from conformance.lockstep import Lockstep, run_lockstep
-from conformance.steps import Op
 from spec.model.engine import Engine
 from spec.model.raising import ModelRaise
 from spec.model.scenario import (

@@ -4,8 +4,9 @@ The sweep runs under the ``thorough`` hypothesis profile (only ``max_examples`` 
 keep the benchmark short). The parts of ``conformance.check.check`` are wrapped with timers:
 model prediction (``predict``), execution on reference_impl (``execute``), judging
 (``conclude``: the one comparison pass, attribution, excusal and description). What remains of
-the wall time is hypothesis: drawing each scenario from ``conformance.strategies.scenarios`` plus the engine's
-own book-keeping (choice sequences, the data tree, mutations).
+the wall time is hypothesis: drawing each scenario from
+``conformance.generate.strategies.scenarios`` plus the engine's own book-keeping (choice sequences,
+the data tree, mutations).
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def _generation_only(adapter: Any, examples: int) -> tuple[float, float]:
     and the choices a scenario takes on average."""
     from hypothesis import Phase, given, settings
 
-    from conformance.strategies import scenarios
+    from conformance.generate.strategies import scenarios
 
     counts: list[int] = []
 
