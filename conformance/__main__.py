@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .adapter import Adapter, AdapterError, load_adapter, put_impl_path
+from .target.adapter import Adapter, AdapterError, load_adapter, put_impl_path
 
 _EPILOG = """\
 examples:
@@ -216,9 +216,9 @@ def _snippet(args: argparse.Namespace) -> int:
 def _texts(args: argparse.Namespace) -> int:
     import json
 
-    from .adapter import AdapterError
     from .measure import measure
     from .sandbox import ImplementationFault, SandboxedImplementation
+    from .target.adapter import AdapterError
 
     _use_impl_path(args)
     try:  # in a sandbox process, as the suite runs it: a crash costs one example, not the run

@@ -74,8 +74,9 @@ def _watch_parent(parent: int) -> None:
 
 #: The suite's modules every request may use, imported before the implementation is (so that
 #: the tripwire guards them, and the implementation cannot put its own in their place first).
-PRELOADED = ("conformance.adapter", "conformance.compiled", "conformance.noise",
-             "conformance.runner", "conformance.base.safe", "spec.model.trace")
+PRELOADED = ("conformance.adapter", "conformance.target.adapter", "conformance.target.compiled",
+             "conformance.target.noise", "conformance.target.runner", "conformance.base.safe",
+             "spec.model.trace")
 
 #: The tripwire (set by serve() before the implementation is imported).
 _TRIPWIRE: Snapshot | None = None
@@ -127,7 +128,7 @@ _REQUEST = 0
 
 def run_scenario(adapter: Any, scenario: Any) -> tuple[Any, Any, list[str]]:
     """The observed trace, how its objects print, and what the scenario left behind."""
-    from conformance.runner import Run
+    from conformance.target.runner import Run
 
     try:
         run = Run(scenario, adapter)
@@ -142,7 +143,7 @@ def run_batch(adapter: Any, scenarios: Any) -> list[tuple[Any, Any, list[str]]]:
     """Each scenario's observed trace, naming and leftovers, run one after the other with the
     implementation reset after each. The events are not streamed: if the implementation crashes
     or hangs, the suite runs the batch again one scenario at a time (conformance.exhaustive)."""
-    from conformance.runner import Run
+    from conformance.target.runner import Run
 
     results = []
     for scenario in scenarios:
@@ -158,8 +159,8 @@ def run_batch(adapter: Any, scenarios: Any) -> list[tuple[Any, Any, list[str]]]:
 def run_scenario_compiled(adapter: Any, scenario: Any) -> tuple[Any, ...]:
     """The scenario run eagerly, then inside torch.compile, in this process: each run's trace
     and naming, how much Dynamo traced, and what the compiled run left behind."""
-    from conformance.compiled import run_compiled
-    from conformance.runner import Run
+    from conformance.target.compiled import run_compiled
+    from conformance.target.runner import Run
 
     try:
         run = Run(scenario, adapter)
@@ -228,7 +229,7 @@ def run_body(adapter: Any, target: str, kwargs: dict[str, Any], snapshot: dict[s
 
 
 def _noise(caught: list[warnings.WarningMessage]) -> list[tuple[str, str]]:
-    from conformance.noise import first_line, is_protocol_warning
+    from conformance.target.noise import first_line, is_protocol_warning
 
     texts = [(name_of(w.category), text_of(w.message)) for w in caught]
     return [(category, first_line(text)) for category, text in texts if not is_protocol_warning(text)]
@@ -272,7 +273,7 @@ def serve(conn_in: Connection, out: _Out, spec: str, origin: str) -> int:
     global _OUT, _REQUEST, _TRIPWIRE
     for module in PRELOADED:
         importlib.import_module(module)
-    from conformance.adapter import load_adapter
+    from conformance.target.adapter import load_adapter
 
     tripwire = Snapshot()
     _OUT, _TRIPWIRE = out, tripwire

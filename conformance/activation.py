@@ -15,13 +15,13 @@ from hypothesis.errors import InvalidArgument
 from spec.catalogue import CatalogueError, load_catalogue
 
 from . import evidence, processes, profiles, reportsdir
-from .adapter import AdapterError, put_impl_path
 from .expectations import ExpectationsError, load_expectations, load_scopes, load_surface_scopes
 from .observed import expected_settings
 from .report import MUST_LEVELS
 from .runstate import DEFAULT_IMPL, DEFAULT_TIMEOUT, RunState, names_suite, one_line, state_of
 from .sandbox import ImplementationFault, RemoteError, SandboxedImplementation
 from .selection import SelectionError, parse_rules
+from .target.adapter import AdapterError, put_impl_path
 
 # -- options and activation ------------------------------------------------------------------
 
@@ -204,7 +204,7 @@ def load(spec: str, timeout: float, origin: str | None = None) -> SandboxedImple
 def _enable_compile(implementation: SandboxedImplementation) -> None:
     """--compile: the implementation must have torch.compile; its scenarios then run both ways."""
     try:
-        implementation.call("conformance.compiled:check_available", seconds=120.0,
+        implementation.call("conformance.target.compiled:check_available", seconds=120.0,
                             during="looking for torch.compile")
     except RemoteError as exc:
         raise pytest.UsageError(f"--compile: {one_line(exc.message)}") from None

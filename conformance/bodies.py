@@ -101,7 +101,7 @@ def may_name(function: object) -> tuple[str, ...] | str | None:
 def _noted(properties: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     """``properties`` without the body's noise warnings, which are counted for the run, and
     without any the suite's process records itself."""
-    from . import noise
+    from .target import noise
 
     for key, value in properties:
         if key == NOISE_KEY:

@@ -253,7 +253,7 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
         "noise_warnings": {
             "type": "array",
             "description": "warnings the implementation raised for its own reasons (not the "
-                           "protocol's: see conformance.noise), never compared with the model; "
+                           "protocol's: see conformance.target.noise), never compared with the model; "
                            "one entry per category and first line, with how often it was seen",
             "items": {"type": "object", "required": ["category", "message", "count"],
                       "additionalProperties": False,

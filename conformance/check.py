@@ -9,15 +9,15 @@ from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
 from spec.model.trace import Trace
 
-from . import noise
-from .adapter import release_of
 from .checked import Checked, Target, conclude, faulted, misbehaved
 from .compare import Naming
 from .compilecheck import check_compiled
 from .excusal import Excusals
 from .isolation import ScenarioTimeout, time_limit
-from .runner import execute
 from .sandbox import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
+from .target import noise
+from .target.adapter import release_of
+from .target.runner import execute
 from .timing import confirmed, limit
 
 __all__ = ["SCENARIO_SECONDS", "Checked", "Target", "check", "conclude", "faulted", "misbehaved",

@@ -15,13 +15,13 @@ from typing import Any
 from spec.model.scenario import Scenario
 from spec.model.trace import Message, Raised, Trace
 
-from .adapter import Adapter
 from .attribution import leak_rules
 from .compare import Naming
 from .comparison import attribute, compare_traces
 from .divergence import describe
 from .excusal import Excusals, Judged, Repredict, judge
 from .sandbox import ImplementationFault, ImplementationMisbehaved, RemoteError, SandboxedImplementation
+from .target.adapter import Adapter
 
 __all__ = ["Checked", "Target", "conclude", "faulted", "misbehaved"]
 
@@ -51,7 +51,7 @@ class Checked:
     excused: tuple[str, ...] = ()
     cut_short: bool = False
     #: Under --compile: how much of the scenario Dynamo traced (a
-    #: :class:`~conformance.compiled.Compilation`), and the eager run's trace; ``expected`` is
+    #: :class:`~conformance.target.compiled.Compilation`), and the eager run's trace; ``expected`` is
     #: then what eager did, with the model's rules (conformance.compilecheck).
     compilation: Any = None
     eager: Trace | None = None

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from .activation import activate
-from .adapter import FEATURES
 from .report import TestOutcome
 from .reportsdir import clear_previous
 from .runstate import (
@@ -23,6 +22,7 @@ from .runstate import (
     state_of,
 )
 from .selection import Selection, describe
+from .target.adapter import FEATURES
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -14,19 +14,19 @@ from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
 from spec.model.trace import Trace
 
-from . import noise
-from .adapter import release_of
 from .checked import Checked, Target, conclude, faulted, misbehaved
-from .compiled import Compilation, run_compiled
 from .excusal import Excusals
 from .isolation import ScenarioTimeout, time_limit
-from .runner import execute
 from .sandbox import (
     ImplementationFault,
     ImplementationHung,
     RemoteError,
     SandboxedImplementation,
 )
+from .target import noise
+from .target.adapter import release_of
+from .target.compiled import Compilation, run_compiled
+from .target.runner import execute
 from .threeway import eager_as_reference, reference
 from .timing import confirmed, limit
 

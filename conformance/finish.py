@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from . import noise, processes
+from . import processes
 from .certificate import build_certificate, dumps, spec_version
-from .compiled import summarise
 from .expectations import stale_entries
 from .headline import badge, counts, run_line, terminal_lines
 from .observed import expected_settings, hypothesis_section
@@ -31,6 +30,8 @@ from .reportsdir import write_run
 from .runstate import PROCESSES_OUTPUT, TAMPERED_OUTPUT, RunState, one_line, state_of
 from .sandbox import SandboxedImplementation
 from .selection import Selection
+from .target import noise
+from .target.compiled import summarise
 from .version import __version__
 
 # -- reporting -------------------------------------------------------------------------------

@@ -22,15 +22,15 @@ from spec.model.scenario import Scenario, Step
 from spec.model.trace import Message, Raised, Returned, Trace
 from spec.model.values import ModeRef, SymTensor, to_value
 
-from .adapter import Adapter
-from .arguments import described_events
 from .attribution import RESTORE_RULES
 from .base.safe import name_of, text_of
 from .comparison import compare_traces
 from .divergence import block, describe, show_trace
 from .generate.steps import Op
 from .replay import Divergence, report
-from .runner import Run
+from .target.adapter import Adapter
+from .target.arguments import described_events
+from .target.runner import Run
 
 if sys.version_info < (3, 11):  # Python 3.10
     from exceptiongroup import BaseExceptionGroup

@@ -12,7 +12,6 @@ from typing import Any, NoReturn
 import pytest
 from hypothesis import settings
 
-from . import noise
 from .attribution import RESTORE_RULES
 from .bodies import APPLICABLE, may_name
 from .observed import Observed, read_settings
@@ -29,6 +28,7 @@ from .runstate import (
     state_of,
 )
 from .sandbox import SandboxedImplementation
+from .target import noise
 
 # -- running ---------------------------------------------------------------------------------
 
@@ -355,7 +355,7 @@ EXHAUSTIVE_PROPERTY = "exhaustive"
 
 
 def _nothing_compiled(tally: dict[str, int] | None) -> bool:
-    """Whether a test's tally (conformance.compiled.tally) says Dynamo compiled none of its
+    """Whether a test's tally (conformance.target.compiled.tally) says Dynamo compiled none of its
     scenarios: the test judged nothing."""
     return tally is not None and tally.get("scenarios", 0) > 0 and (
         tally.get("not_compiled", 0) == tally["scenarios"])

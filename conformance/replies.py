@@ -85,7 +85,7 @@ def decode_result(target: str, body: Any) -> Any:
     if target == BATCH:
         return [decode_result(SCENARIO, one) for one in items(body, "the batch's results")]
     if target == COMPILED:
-        from .compiled import Compilation
+        from .target.compiled import Compilation
 
         r = fields(body, "the result", ("eager", "eager_naming", "compiled", "naming", "compilation",
                                         "leaked"))
@@ -210,7 +210,7 @@ def decode_metadata(body: Any) -> dict[str, Any]:
     """The implementation's description, checked: its name and version (and release) shown
     escaped and cut (:func:`~conformance.wire.printable`), its generation, features and
     stack_version among the values they may take."""
-    from .adapter import FEATURES
+    from .target.adapter import FEATURES
 
     m = fields(body, "the description", ("name", "version", "generation", "features",
                                          "stack_version", "release"))

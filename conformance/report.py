@@ -108,7 +108,7 @@ class TestOutcome:
     excused_rules: tuple[str, ...] | None = None
     #: how reports name the test (the same whatever folder pytest ran in); "" : ``nodeid``
     shown: str = ""
-    #: under --compile, what the test counted of its scenarios (conformance.compiled.tally)
+    #: under --compile, what the test counted of its scenarios (conformance.target.compiled.tally)
     compilation: dict[str, int] | None = None
     #: what the test checked of an exhaustive scope (conformance.exhaustive.report)
     exhaustive: dict[str, Any] | None = None

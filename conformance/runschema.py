@@ -7,7 +7,7 @@ from typing import Any, Final
 
 _STR: Final[dict[str, Any]] = {"type": "string"}
 
-#: ``run.compile``: how much Dynamo traced (conformance.compiled.summarise).
+#: ``run.compile``: how much Dynamo traced (conformance.target.compiled.summarise).
 COMPILE_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
     "description": "--compile: each scenario's user code also ran inside "

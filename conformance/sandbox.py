@@ -32,7 +32,6 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from . import processes
-from .adapter import AdapterError, Generation
 from .cputime import process_cpu_seconds
 from .faults import (
     ImplementationCrashed,
@@ -45,6 +44,7 @@ from .faults import (
     describe_exit,
 )
 from .replies import decode_error, decode_metadata, decode_result
+from .target.adapter import AdapterError, Generation
 from .wire import MAX_ITEMS, Frames, WireError, decode_event, fields, integer, printable, text
 
 __all__ = ["ImplementationCrashed", "ImplementationFault", "ImplementationHung",

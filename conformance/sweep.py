@@ -44,7 +44,7 @@ class Sweep:
     cut_short: int = 0
     #: Rules some scenario broke where no expected failure excuses them.
     unexcused: set[str] = field(default_factory=set)
-    #: Under --compile, how much Dynamo traced of each scenario (conformance.compiled).
+    #: Under --compile, how much Dynamo traced of each scenario (conformance.target.compiled).
     compilations: list[Any] = field(default_factory=list)
 
     def record(self, rule_id: str) -> RuleRecord:

@@ -11,7 +11,7 @@ import reference_impl
 from conformance.adapter import NamespaceAdapter
 from conformance.compare import differences
 from conformance.generate.strategies import scenarios
-from conformance.runner import execute
+from conformance.target.runner import execute
 from spec.model import Scenario, Unbounded, Unspecified, predict, scenario_from_dict, scenario_to_dict
 
 ADAPTER = NamespaceAdapter(reference_impl)

@@ -15,8 +15,8 @@ import pytest
 
 from conformance.adapter import NamespaceAdapter
 from conformance.check import check
-from conformance.runner import execute
 from conformance.sandbox import SandboxedImplementation
+from conformance.target.runner import execute
 from conformance.tracewire import decode_trace, encode_trace
 from conformance.wire import WireError
 from spec.model import scenario_from_dict

@@ -23,9 +23,9 @@ from conformance.check import check
 from conformance.divergence import describe_differences, text_offsets
 from conformance.failure import fail, shown
 from conformance.generate.steps import Op, as_scenario, why_not
-from conformance.runner import execute
 from conformance.snippet import steps_snippet
 from conformance.suite.test_stateful import SCENARIO, replace_generation
+from conformance.target.runner import execute
 from spec.model import predict, scenario_from_dict
 from spec.model.scenario import Call, Enable, Enter, Push, TensorArg
 from spec.model.trace import Message, Raised, Ref, Trace

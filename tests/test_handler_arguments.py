@@ -1,7 +1,7 @@
 """TFM_ARGS_002: a handler run's ``args`` and ``kwargs`` values, predicted, recorded and compared.
 
 The model predicts what each handler receives, described by structure (spec.model.trace.ArgSeen);
-the runner describes what it did receive (conformance.arguments), the description crosses the
+the runner describes what it did receive (conformance.target.arguments), the description crosses the
 sandbox's boundary as validated JSON (conformance.wire), and the comparison
 (conformance.compare) reports a wrong argument on TFM_ARGS_002, allowing only what the rules
 allow: a Python-path function's own keywords (TFM_ARGS_004) and None or ``{}`` for a call
@@ -19,11 +19,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.adapter import NamespaceAdapter, load_adapter
-from conformance.arguments import MAX_DEPTH, describe, describe_args, describe_kwargs
 from conformance.attribution import event_rules
 from conformance.compare import args_match, differences, event_matches, kwvalues_match
 from conformance.divergence import describe_differences
-from conformance.runner import execute
+from conformance.target.arguments import MAX_DEPTH, describe, describe_args, describe_kwargs
+from conformance.target.runner import execute
 from conformance.tracewire import decode_trace, encode_trace
 from conformance.wire import (
     WireError,

@@ -120,7 +120,7 @@ def test_the_real_suite_is_unchanged_by_a_scenario_run() -> None:
     tripwire watches (no false alarm in a clean run)."""
     import reference_impl
     from conformance.adapter import load_adapter
-    from conformance.runner import Run
+    from conformance.target.runner import Run
     from spec.model.codec import load_scenario
 
     taken = Snapshot()

@@ -14,7 +14,7 @@ import reference_impl
 from conformance.adapter import NamespaceAdapter
 from conformance.compare import differences
 from conformance.excusal import judge
-from conformance.runner import execute
+from conformance.target.runner import execute
 from conformance.threeway import eager_as_reference, reference, templated
 from spec.model import predict
 from spec.model.codec import scenario_from_dict

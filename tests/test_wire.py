@@ -26,8 +26,8 @@ from conformance.replies import (
     encode_metadata,
     encode_result,
 )
-from conformance.runner import Run, execute
 from conformance.sandbox import ImplementationMisbehaved, SandboxedImplementation
+from conformance.target.runner import Run, execute
 from conformance.tracewire import decode_trace, encode_trace
 from conformance.wire import (
     CUT,

@@ -18,13 +18,13 @@ from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
 from spec.model.trace import Trace
 
-from .. import noise
-from ..adapter import release_of
 from ..check import check, scenario_seconds
 from ..checked import Checked, Target, conclude
 from ..excusal import Excusals
 from ..replies import BATCH
 from ..sandbox import ImplementationFault, RemoteError, SandboxedImplementation
+from ..target import noise
+from ..target.adapter import release_of
 
 #: Scenarios sent in one request.
 BATCH_SIZE = 64

@@ -20,11 +20,11 @@ import pytest
 from hypothesis import Phase, settings
 
 from conformance.check import Target, check
-from conformance.compiled import tally
 from conformance.excusal import Excusals
 from conformance.generate.shrink import shrink
 from conformance.recording import COMPILATION_PROPERTY
 from conformance.sweep import run_sweep
+from conformance.target.compiled import tally
 from spec.catalogue import load_catalogue
 from spec.model import Scenario, Trace, scenario_to_dict
 

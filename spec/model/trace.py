@@ -263,7 +263,7 @@ class Trace:
     #: The rules that decide ``after`` (restoring the mode on every exit path).
     after_rules: tuple[str, ...] = field(default=(), compare=False)
     #: Observed only: warnings the implementation raised for its own reasons, as
-    #: ``(category, first line)`` pairs (never compared; see conformance.noise).
+    #: ``(category, first line)`` pairs (never compared; see conformance.target.noise).
     noise: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     #: Observed only: the call's tensors whose building ran something or raised (never
     #: compared; a failure message says which of its events and its raise the suite caused).

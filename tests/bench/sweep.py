@@ -143,7 +143,7 @@ def render(result: SweepResult) -> str:
     rows = [
         row("hypothesis: drawing scenarios and the engine's book-keeping", result.hypothesis),
         row("model prediction (``spec.model.predict``)", result.parts["predict"]),
-        row("execution on reference_impl (``conformance.runner.execute``)",
+        row("execution on reference_impl (``conformance.target.runner.execute``)",
             result.parts["execute"]),
         row("judging (``conformance.check.conclude``: one comparison pass)", result.parts["judge"]),
         row("whole sweep", total),

@@ -13,8 +13,8 @@ import time
 
 from conformance.adapter import load_adapter
 from conformance.check import observe
-from conformance.runner import execute
 from conformance.sandbox import SandboxedImplementation
+from conformance.target.runner import execute
 from spec.examples import load_examples
 
 

@@ -30,7 +30,7 @@ import reference_impl
 from conformance.adapter import NamespaceAdapter
 from conformance.compare import differences
 from conformance.generate.strategies import scenarios
-from conformance.runner import execute
+from conformance.target.runner import execute
 from spec.model import Scenario, Unbounded, Unspecified, predict, scenario_to_dict
 from tests.mutants import MUTANTS
 

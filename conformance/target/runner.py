@@ -53,9 +53,9 @@ from spec.model.trace import (
     WarningEmitted,
 )
 
+from ..base.safe import name_of, repr_of, text_of
 from .adapter import Adapter
 from .arguments import described_events
-from .base.safe import name_of, repr_of, text_of
 from .builders import KEYS, NOT_PASSED, RUNS, Ctx, ScenarioObjects, evaluate_form
 from .noise import first_line, is_protocol_warning
 
@@ -263,7 +263,7 @@ class Run(ScenarioObjects):
     def execute(self, wrap: Wrap | None = None) -> Trace:
         """Run the scenario. ``wrap`` takes the scenario's user code (the set-up, entered in
         order, and the call) as a function of the call's arguments and returns what runs it:
-        ``torch.compile`` does (conformance.compiled); ``None`` runs it as it is."""
+        ``torch.compile`` does (conformance.target.compiled); ``None`` runs it as it is."""
         outcome: Outcome
         body = self.user_code if wrap is None else wrap(self.user_code)
         with warnings.catch_warnings():

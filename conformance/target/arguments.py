@@ -15,7 +15,7 @@ from typing import Any
 
 from spec.model.trace import ArgSeen, Event, HandlerRun
 
-from .base.safe import name_of
+from ..base.safe import name_of
 
 #: How deep a description looks into lists and tuples, and how many items and characters it keeps.
 MAX_DEPTH, MAX_ITEMS, MAX_CHARS = 8, 100, 200

@@ -1,6 +1,6 @@
 """A scenario's user code run inside ``torch.compile(..., backend="eager")``.
 
-The run is :class:`conformance.runner.Run`'s own: the same classes, handlers and recording,
+The run is :class:`conformance.target.runner.Run`'s own: the same classes, handlers and recording,
 with the scenario's user code (its set-up blocks and the call, with everything the handlers
 do) handed to ``torch.compile`` instead of being called as it is. Dynamo traces it first with
 ``fullgraph=True``; where that fails (a graph break), a fresh run traces it with

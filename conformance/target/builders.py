@@ -5,7 +5,7 @@ handlers are handed.
 the Python functions of a scenario, each handler a closure over names only that finds its run
 in :data:`RUNS` (torch.compile cannot wrap a run in a closure torch's dispatch hands it). It
 names each callable a handler is handed by the scenario's vocabulary (``?name`` for one
-outside it, which passes through unseen). :class:`conformance.runner.Run` is the rest of a
+outside it, which passes through unseen). :class:`conformance.target.runner.Run` is the rest of a
 run: the set-up steps, the call, what was observed. This module imports nothing of the runner.
 """
 
@@ -20,8 +20,8 @@ from spec.model.functions import FORMS, FormInfo, handed_args, pyfunc_kernel
 from spec.model.scenario import Action, Behaviour, PyFuncDecl, Scenario
 from spec.model.trace import Constructed, Event
 
+from ..base.safe import attribute_name
 from .adapter import Adapter
-from .base.safe import attribute_name
 
 __all__ = ["ABSENT", "KEYS", "NOT_PASSED", "RUNS", "Ctx", "ScenarioObjects", "evaluate_form"]
 
@@ -77,7 +77,7 @@ class Ctx:
 
 
 class ScenarioObjects:
-    """The building half of a run (:class:`conformance.runner.Run` fills in the rest)."""
+    """The building half of a run (:class:`conformance.target.runner.Run` fills in the rest)."""
 
     sc: Scenario
     ad: Adapter
@@ -192,7 +192,7 @@ class ScenarioObjects:
     # The handlers keep only names in their closure and find the run, and through it their
     # behaviour, in the module's RUNS: torch.compile cannot wrap the run (or the spec's
     # objects) in the closure of a handler that torch's dispatch hands it (a plain-method
-    # handler, a mode's __init__; see conformance.compiled).
+    # handler, a mode's __init__; see conformance.target.compiled).
 
     def _class_handler(self, cls_name: str, kind: str) -> Any:
         key = self.key
