@@ -217,7 +217,7 @@ def _texts(args: argparse.Namespace) -> int:
     import json
 
     from .measure import measure
-    from .sandbox import ImplementationFault, SandboxedImplementation
+    from .sandbox.parent import ImplementationFault, SandboxedImplementation
     from .target.adapter import AdapterError
 
     _use_impl_path(args)

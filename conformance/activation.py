@@ -14,12 +14,13 @@ from hypothesis.errors import InvalidArgument
 
 from spec.catalogue import CatalogueError, load_catalogue
 
-from . import evidence, processes, profiles, reportsdir
+from . import evidence, profiles, reportsdir
 from .expectations import ExpectationsError, load_expectations, load_scopes, load_surface_scopes
 from .observed import expected_settings
 from .report import MUST_LEVELS
 from .runstate import DEFAULT_IMPL, DEFAULT_TIMEOUT, RunState, names_suite, one_line, state_of
-from .sandbox import ImplementationFault, RemoteError, SandboxedImplementation
+from .sandbox import processes
+from .sandbox.parent import ImplementationFault, RemoteError, SandboxedImplementation
 from .selection import SelectionError, parse_rules
 from .target.adapter import AdapterError, put_impl_path
 

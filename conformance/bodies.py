@@ -1,7 +1,7 @@
 """Test bodies that run in the implementation's sandbox: the ``@sandboxed`` decorator.
 
 A test of the suite (or a user's own test) whose checks need the real adapter runs its body in
-the sandbox's child (:mod:`conformance.sandbox`); this module sends the body there, replays the
+the sandbox's child (:mod:`conformance.sandbox.parent`); this module sends the body there, replays the
 properties it recorded (but none the suite records itself) and fails the test with the body's
 text. The rules a failing check in the child names are data from an untrusted process: they
 count only where the test may fail them (see :func:`may_name` and recording._concerned). It
@@ -17,10 +17,10 @@ from typing import Any, overload
 
 import pytest
 
-from .faults import ImplementationFault, RemoteError
 from .observed import snapshot
-from .replies import NOISE_KEY
-from .sandbox import SandboxedImplementation
+from .sandbox.faults import ImplementationFault, RemoteError
+from .sandbox.parent import SandboxedImplementation
+from .sandbox.replies import NOISE_KEY
 
 __all__ = ["APPLICABLE", "RESERVED_PROPERTIES", "may_name", "sandboxed"]
 
@@ -68,7 +68,7 @@ def sandboxed(function: Body | None = None, *, names: tuple[str, ...] | str = ()
         passed = {k: v for k, v in kwargs.items() if k not in ("adapter", "record_property")}
         try:
             properties = target.call(
-                "conformance._child:run_body", f"{body.__module__}:{body.__qualname__}",
+                "conformance.sandbox._child:run_body", f"{body.__module__}:{body.__qualname__}",
                 passed, snapshot(), list(sys.path), seconds=target.body_seconds,
                 during=f"running {body.__name__}")
         except RemoteError as exc:

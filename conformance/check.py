@@ -13,19 +13,19 @@ from .checked import Checked, Target, conclude, faulted, misbehaved
 from .compare import Naming
 from .compilecheck import check_compiled
 from .excusal import Excusals
-from .isolation import ScenarioTimeout, time_limit
-from .sandbox import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
+from .sandbox.isolation import ScenarioTimeout, time_limit
+from .sandbox.parent import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
+from .sandbox.timing import confirmed, limit
 from .target import noise
 from .target.adapter import release_of
 from .target.runner import execute
-from .timing import confirmed, limit
 
 __all__ = ["SCENARIO_SECONDS", "Checked", "Target", "check", "conclude", "faulted", "misbehaved",
            "observe", "scenario_seconds"]
 
 #: Seconds one scenario may take on the implementation before it is re-run (a scenario takes
 #: about a millisecond; torch's very first call about a tenth of a second); it counts as hung
-#: only when its re-run, with conformance.timing.RERUN_FACTOR times as long, runs out too. Once
+#: only when its re-run, with conformance.sandbox.timing.RERUN_FACTOR times as long, runs out too. Once
 #: the implementation has hung (confirmed) timing.HANGS_BEFORE_SHORTER times, a quarter of it.
 SCENARIO_SECONDS = 2.0
 
@@ -39,9 +39,9 @@ def observe(scenario: Scenario, target: Target,
             seconds: float | None = None) -> tuple[Trace, Naming, tuple[str, ...]]:
     """Run ``scenario``: the observed trace, how its objects print, and what it left behind.
 
-    Raises :class:`~conformance.sandbox.ImplementationFault` when the implementation crashes,
+    Raises :class:`~conformance.sandbox.parent.ImplementationFault` when the implementation crashes,
     or runs past ``seconds`` (default: :func:`scenario_seconds`) and past it again, longer,
-    when re-run (:func:`conformance.timing.confirmed`).
+    when re-run (:func:`conformance.sandbox.timing.confirmed`).
     """
     seconds = scenario_seconds(target) if seconds is None else seconds
     return confirmed(lambda within: _observe_once(scenario, target, within), target, seconds,
@@ -52,7 +52,7 @@ def _observe_once(scenario: Scenario, target: Target,
                   seconds: float) -> tuple[Trace, Naming, tuple[str, ...]]:
     if isinstance(target, SandboxedImplementation):
         try:
-            trace, naming, leaked = target.call("conformance._child:run_scenario", scenario,
+            trace, naming, leaked = target.call("conformance.sandbox._child:run_scenario", scenario,
                                                 seconds=seconds, during="running a scenario")
         except RemoteError as exc:  # the run failed in the implementation's process
             raise misbehaved(exc) from None

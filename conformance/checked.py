@@ -20,7 +20,12 @@ from .compare import Naming
 from .comparison import attribute, compare_traces
 from .divergence import describe
 from .excusal import Excusals, Judged, Repredict, judge
-from .sandbox import ImplementationFault, ImplementationMisbehaved, RemoteError, SandboxedImplementation
+from .sandbox.parent import (
+    ImplementationFault,
+    ImplementationMisbehaved,
+    RemoteError,
+    SandboxedImplementation,
+)
 from .target.adapter import Adapter
 
 __all__ = ["Checked", "Target", "conclude", "faulted", "misbehaved"]

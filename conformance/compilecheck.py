@@ -16,25 +16,25 @@ from spec.model.trace import Trace
 
 from .checked import Checked, Target, conclude, faulted, misbehaved
 from .excusal import Excusals
-from .isolation import ScenarioTimeout, time_limit
-from .sandbox import (
+from .sandbox.isolation import ScenarioTimeout, time_limit
+from .sandbox.parent import (
     ImplementationFault,
     ImplementationHung,
     RemoteError,
     SandboxedImplementation,
 )
+from .sandbox.timing import confirmed, limit
 from .target import noise
 from .target.adapter import release_of
 from .target.compiled import Compilation, run_compiled
 from .target.runner import execute
 from .threeway import eager_as_reference, reference
-from .timing import confirmed, limit
 
 #: Seconds one scenario may take under --compile: both runs, and Dynamo tracing the compiled
 #: one up to twice (fullgraph=True, then fullgraph=False); a scenario takes about a third of a
 #: second, the very first one a few seconds. A time-out is re-run, with COMPILE_RERUN_FACTOR
 #: times as long, before it counts as a hang, and once the implementation has hung a few times
-#: the limit is a quarter of this, as for eager runs (conformance.timing).
+#: the limit is a quarter of this, as for eager runs (conformance.sandbox.timing).
 COMPILE_SECONDS = 30.0
 #: The re-run of a compiled scenario gets twice its limit, not timing.RERUN_FACTOR times: 30 s
 #: is already ten times what a first compiled scenario takes, and a confirmed hang costs both.
@@ -59,7 +59,7 @@ def observe_compiled(scenario: Scenario, target: Target, seconds: float) -> Obse
 def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float) -> Observed:
     if isinstance(target, SandboxedImplementation):
         try:
-            result = target.call("conformance._child:run_scenario_compiled", scenario,
+            result = target.call("conformance.sandbox._child:run_scenario_compiled", scenario,
                                  seconds=seconds, during="running a scenario under torch.compile")
         except RemoteError as exc:  # the run failed in the implementation's process
             raise misbehaved(exc) from None

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from . import processes
 from .certificate import build_certificate, dumps, spec_version
 from .expectations import stale_entries
 from .headline import badge, counts, run_line, terminal_lines
@@ -28,7 +27,8 @@ from .report import (
 )
 from .reportsdir import write_run
 from .runstate import PROCESSES_OUTPUT, TAMPERED_OUTPUT, RunState, one_line, state_of
-from .sandbox import SandboxedImplementation
+from .sandbox import processes
+from .sandbox.parent import SandboxedImplementation
 from .selection import Selection
 from .target import noise
 from .target.compiled import summarise

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from . import processes
 from .activation import load
 from .api import Certificate, certify
 from .check import Target
 from .excusal import Excusals
 from .runstate import DEFAULT_IMPL, DEFAULT_TIMEOUT, KEY, state_of
-from .sandbox import SandboxedImplementation
+from .sandbox import processes
+from .sandbox.parent import SandboxedImplementation
 
 # -- fixtures --------------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ from .runstate import (
     shown_nodeid,
     state_of,
 )
-from .sandbox import SandboxedImplementation
+from .sandbox.parent import SandboxedImplementation
 from .target import noise
 
 # -- running ---------------------------------------------------------------------------------
@@ -113,7 +113,7 @@ def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool | None:
 
     def cancel() -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, before)  # ignored during a run (conformance.processes)
+        signal.signal(signal.SIGALRM, before)  # ignored during a run (conformance.sandbox.processes)
 
     item.cancel_timeout = cancel  # type: ignore[attr-defined]  # what pytest-timeout calls
     before = signal.signal(signal.SIGALRM, expire)

@@ -158,7 +158,7 @@ SETTINGS_PROPERTY = "tfmode_hypothesis"
 NOISE_PROPERTY = "tfmode_noise"
 #: The pytest-xdist worker output that carries how many processes the worker had to end.
 PROCESSES_OUTPUT = "tfmode_processes_ended"
-#: The pytest-xdist worker output that says what the child's tripwire found (conformance.integrity).
+#: The pytest-xdist worker output that says what the child's tripwire found (conformance.sandbox.integrity).
 TAMPERED_OUTPUT = "tfmode_tampered"
 
 

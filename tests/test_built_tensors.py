@@ -15,10 +15,10 @@ import pytest
 
 from conformance.adapter import NamespaceAdapter
 from conformance.check import check
-from conformance.sandbox import SandboxedImplementation
+from conformance.sandbox.parent import SandboxedImplementation
+from conformance.sandbox.tracewire import decode_trace, encode_trace
+from conformance.sandbox.wire import WireError
 from conformance.target.runner import execute
-from conformance.tracewire import decode_trace, encode_trace
-from conformance.wire import WireError
 from spec.model import scenario_from_dict
 from spec.model.trace import Built
 from tests.mutants._build import Mutation, build

@@ -13,8 +13,8 @@ from types import FrameType
 import pytest
 
 from conformance.check import check
-from conformance.isolation import ScenarioTimeout, time_limit
-from conformance.sandbox import ImplementationCrashed, ImplementationHung, SandboxedImplementation
+from conformance.sandbox.isolation import ScenarioTimeout, time_limit
+from conformance.sandbox.parent import ImplementationCrashed, ImplementationHung, SandboxedImplementation
 from spec.examples import load_examples
 
 EXAMPLE = next(e for e in load_examples() if e.name == "test_modes_handle_first")
@@ -89,7 +89,7 @@ def test_a_crash_fails_one_request_and_the_next_runs_on_a_new_process(on_path: P
     impl = SandboxedImplementation(_namespace(on_path, "crashes", "import os; os._exit(7)"))
     try:
         with pytest.raises(ImplementationCrashed, match="exited with status 7"):
-            impl.call("conformance._child:reset", seconds=10, during="a test")
+            impl.call("conformance.sandbox._child:reset", seconds=10, during="a test")
             impl.call("tests.test_isolation:_call_mean", seconds=10, during="a test")
         assert impl.reset() == []  # a fresh child answers
         assert impl.sandbox.restarts == 1

@@ -21,8 +21,8 @@ from spec.model.trace import Trace
 from ..check import check, scenario_seconds
 from ..checked import Checked, Target, conclude
 from ..excusal import Excusals
-from ..replies import BATCH
-from ..sandbox import ImplementationFault, RemoteError, SandboxedImplementation
+from ..sandbox.parent import ImplementationFault, RemoteError, SandboxedImplementation
+from ..sandbox.replies import BATCH
 from ..target import noise
 from ..target.adapter import release_of
 

@@ -36,7 +36,7 @@ def _measure(impl: str, how: str, n: int) -> Rate:
     from conformance.exhaustive.batch import check_all
     from conformance.exhaustive.enumeration import scenarios
     from conformance.exhaustive.scope import default_scope
-    from conformance.sandbox import SandboxedImplementation
+    from conformance.sandbox.parent import SandboxedImplementation
 
     target = SandboxedImplementation(impl)
     try:

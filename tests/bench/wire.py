@@ -13,7 +13,7 @@ import time
 
 from conformance.adapter import load_adapter
 from conformance.check import observe
-from conformance.sandbox import SandboxedImplementation
+from conformance.sandbox.parent import SandboxedImplementation
 from conformance.target.runner import execute
 from spec.examples import load_examples
 

@@ -24,7 +24,7 @@ import weakref
 from collections.abc import Callable
 from typing import TypeVar
 
-from .sandbox import ImplementationHung, Sandbox, SandboxedImplementation
+from .parent import ImplementationHung, Sandbox, SandboxedImplementation
 
 __all__ = ["HANGS_BEFORE_SHORTER", "RERUN_FACTOR", "STARVED_SHARE", "confirmed",
            "confirmed_hangs", "limit"]

@@ -1,7 +1,7 @@
 """Runs the implementation under test in a child process, so that a crash or a hang costs one call.
 
 The suite's own process never imports the implementation. :class:`Sandbox` starts a child
-(``python -m conformance._child``) that loads it and answers requests over a pipe: run this
+(``python -m conformance.sandbox._child``) that loads it and answers requests over a pipe: run this
 scenario, run this test body, reset. A child that exits (``os._exit``, ``sys.exit``, a fatal
 signal, a stack overflow) or does not answer in time is killed and replaced on the next request;
 the request that was in flight raises :class:`ImplementationCrashed` or
@@ -10,8 +10,8 @@ Threads the implementation leaves running die with the child.
 
 Nothing the child sends is trusted: the implementation runs there and can write to the pipe.
 Requests go down pickled, each with an id; every reply comes up as a frame of plain JSON
-(:mod:`conformance.wire`) that must carry the id of the request in flight, and its body is
-decoded and checked field by field (:mod:`conformance.replies`) before anything here uses it.
+(:mod:`conformance.sandbox.wire`) that must carry the id of the request in flight, and its body is
+decoded and checked field by field (:mod:`conformance.sandbox.replies`) before anything here uses it.
 A frame that is malformed, too large, of the wrong kind or for another request, or a body
 that does not check, is the implementation's fault like a crash: the child is killed and the
 request raises :class:`ImplementationMisbehaved`. Frames of the previous request that arrive
@@ -31,6 +31,7 @@ import weakref
 from multiprocessing.connection import Connection
 from typing import Any
 
+from ..target.adapter import AdapterError, Generation
 from . import processes
 from .cputime import process_cpu_seconds
 from .faults import (
@@ -44,7 +45,6 @@ from .faults import (
     describe_exit,
 )
 from .replies import decode_error, decode_metadata, decode_result
-from .target.adapter import AdapterError, Generation
 from .wire import MAX_ITEMS, Frames, WireError, decode_event, fields, integer, printable, text
 
 __all__ = ["ImplementationCrashed", "ImplementationFault", "ImplementationHung",
@@ -103,7 +103,7 @@ class Sandbox:
         processes.child_env(env)
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "conformance._child", str(down_r), str(up_w), self.spec,
+                [sys.executable, "-m", "conformance.sandbox._child", str(down_r), str(up_w), self.spec,
                  str(os.getpid()), self.origin],
                 pass_fds=(down_r, up_w), stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
                 env=env, start_new_session=True)
@@ -378,7 +378,7 @@ class SandboxedImplementation:
         started (a restart belongs in a test, where its time limit costs that test only)."""
         if not restart and not self.sandbox.running():
             return []
-        found: list[str] = self.call("conformance._child:reset", seconds=30.0, during="resetting")
+        found: list[str] = self.call("conformance.sandbox._child:reset", seconds=30.0, during="resetting")
         return found
 
     def close(self) -> None:

@@ -1,6 +1,6 @@
 """Nothing the implementation starts outlives the run, and no signal it sends ends the run silently.
 
-The sandbox's child (conformance.sandbox) runs in a session of its own, with a per-run token in
+The sandbox's child (conformance.sandbox.parent) runs in a session of its own, with a per-run token in
 its environment (``TFMODE_SANDBOX_RUN``). While a conformance run is active (:func:`activate`):
 
 * the suite's process is a *child subreaper* (Linux ``prctl(PR_SET_CHILD_SUBREAPER)``): a
@@ -10,7 +10,7 @@ its environment (``TFMODE_SANDBOX_RUN``). While a conformance run is active (:fu
   descendant of the child, every process re-parented to the suite's process from another
   session, and every process whose environment carries the token: each is stopped first (a
   stopped process cannot fork), then killed with its process group. It counts them;
-* a watchdog process (conformance._watchdog), in a session of its own, continues the suite's
+* a watchdog process (conformance.sandbox._watchdog), in a session of its own, continues the suite's
   process when the implementation stops it, and ends the token's processes if the suite's
   process dies (a SIGKILL); it ends itself with the run's last sweep (:func:`deactivate`);
 * ``SIGTERM``, ``SIGHUP`` and ``SIGQUIT`` interrupt the run as ``SIGINT`` does (pytest's

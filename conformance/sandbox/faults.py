@@ -2,7 +2,7 @@
 
 :class:`ImplementationFault` and its kinds are the implementation's failures to answer (a crash,
 a hang, a broken protocol); :class:`RemoteError` is a request that raised in the child.
-:mod:`conformance.sandbox` re-exports them all.
+:mod:`conformance.sandbox.parent` re-exports them all.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class ImplementationFault(Exception):
 
     kind = "fault"
     #: The child's CPU time (user and system, all its threads) when it was killed for a hang;
-    #: None when unknown (see conformance.timing, which re-runs a time-out before it fails).
+    #: None when unknown (see conformance.sandbox.timing, which re-runs a time-out before it fails).
     cpu_seconds: float | None = None
 
     def __init__(self, message: str, partial: tuple[Any, ...] = ()) -> None:
@@ -48,7 +48,7 @@ class ImplementationMisbehaved(ImplementationFault):
 
 
 class ImplementationTampered(ImplementationFault):
-    """The child's tripwire (conformance.integrity) found the suite's own code changed in the
+    """The child's tripwire (conformance.sandbox.integrity) found the suite's own code changed in the
     implementation's process: nothing it reports can be believed, for the rest of the run."""
 
     kind = "tampered"

@@ -1,16 +1,16 @@
 """The sandbox's child process: loads the implementation and answers the suite's requests.
 
-Started by :class:`conformance.sandbox.Sandbox` as
-``python -m conformance._child READ_FD WRITE_FD SPEC PARENT_PID ORIGIN``. Each request comes
+Started by :class:`conformance.sandbox.parent.Sandbox` as
+``python -m conformance.sandbox._child READ_FD WRITE_FD SPEC PARENT_PID ORIGIN``. Each request comes
 pickled from the suite (which is trusted), ``(id, target, args)``. Everything this process
-sends back is a frame of plain JSON (:mod:`conformance.wire`) carrying the request's id:
+sends back is a frame of plain JSON (:mod:`conformance.sandbox.wire`) carrying the request's id:
 ``event`` frames while a scenario runs, then one of ``ok`` (the result, encoded by
-:func:`conformance.replies.encode_result`, and how many of the implementation's threads still
+:func:`conformance.sandbox.replies.encode_result`, and how many of the implementation's threads still
 run), ``raised`` (the error: its type's name, its text, and for a test body the properties it
 recorded) or ``exited``. First of all it sends ``ready`` (the implementation's description) or
 ``load_error``, with id 0. The implementation runs in this process and can write to the same
 pipe, so the suite decodes and checks every frame and trusts none of it: see
-:mod:`conformance.sandbox`.
+:mod:`conformance.sandbox.parent`.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from conformance.base.safe import name_of, text_of
-from conformance.integrity import Snapshot
-from conformance.replies import NOISE_KEY, cut, encode_error, encode_metadata, encode_result
-from conformance.wire import MAX_TEXT, encode_event, frame
+from conformance.sandbox.integrity import Snapshot
+from conformance.sandbox.replies import NOISE_KEY, cut, encode_error, encode_metadata, encode_result
+from conformance.sandbox.wire import MAX_TEXT, encode_event, frame
 
 
 def _one_line(text: object) -> str:
@@ -239,7 +239,7 @@ def _noise(caught: list[warnings.WarningMessage]) -> list[tuple[str, str]]:
 
 
 def _raised(exc: BaseException) -> dict[str, Any]:
-    """The error as it travels (conformance.replies.encode_error).
+    """The error as it travels (conformance.sandbox.replies.encode_error).
 
     Rules travel only from a divergence the suite's lockstep raised (its own class, exactly):
     an attribute of any other exception is the implementation's data. The suite accepts even
@@ -327,7 +327,7 @@ def main(argv: list[str]) -> int:
     try:
         read_fd, write_fd, spec, parent, origin = int(argv[0]), int(argv[1]), argv[2], int(argv[3]), argv[4]
     except (IndexError, ValueError):
-        print("python -m conformance._child is started by the suite's sandbox with the ends of its "
+        print("python -m conformance.sandbox._child is started by the suite's sandbox with the ends of its "
               "pipes, not by hand; run the suite: pytest --pyargs conformance.suite --impl MODULE",
               file=sys.stderr)
         return 2
@@ -343,9 +343,9 @@ if __name__ == "__main__":
     # same-named package in the working folder cannot shadow the one --impl-path names.
     if sys.path and sys.path[0] in ("", os.getcwd()):
         del sys.path[0]
-    # Run the module under its own name: requests name its functions as conformance._child:...,
+    # Run the module under its own name: requests name its functions as conformance.sandbox._child:...,
     # and those must share this run's globals (the connection) and classes (BodyFailed).
-    from conformance import _child
+    from conformance.sandbox import _child
 
     code = _child.main(sys.argv[1:])
     sys.stdout.flush()

@@ -3,7 +3,7 @@
 A time limit is wall-clock time, which a loaded machine spends for the implementation: the CPU
 time a child used while its limit ran out says whether it was computing or waiting (blocked,
 or starved of the CPU). It cannot tell a hang from slowness by itself (a loop computes as much
-as a slow call; a blocked call uses no more CPU than a starved one): conformance.timing uses it
+as a slow call; a blocked call uses no more CPU than a starved one): conformance.sandbox.timing uses it
 to decide whether a known hanger's time-out is re-run, and reports it.
 """
 

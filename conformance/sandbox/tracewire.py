@@ -1,9 +1,9 @@
-"""A whole trace on the wire: its events (:mod:`conformance.wire`), its outcome, the mode left
+"""A whole trace on the wire: its events (:mod:`conformance.sandbox.wire`), its outcome, the mode left
 current, the implementation's own warnings (its noise) and the tensors whose building by the
 suite ran something or raised (:class:`~spec.model.trace.Built`).
 
 The child encodes a trace with :func:`encode_trace`; the suite checks every field of it with
-:func:`decode_trace`, raising :class:`~conformance.wire.WireError` for anything else.
+:func:`decode_trace`, raising :class:`~conformance.sandbox.wire.WireError` for anything else.
 """
 
 from __future__ import annotations

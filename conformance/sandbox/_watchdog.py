@@ -1,6 +1,6 @@
-"""The watchdog of a conformance run, and the /proc reading it shares with conformance.processes.
+"""The watchdog of a conformance run, and the /proc reading it shares with conformance.sandbox.processes.
 
-Started by :func:`conformance.processes.activate` as ``python -I _watchdog.py PID STARTTIME
+Started by :func:`conformance.sandbox.processes.activate` as ``python -I _watchdog.py PID STARTTIME
 TOKEN``, in a session of its own (outside the process group and session of the sandbox's child),
 before the child. Every tenth of a second it looks at the suite's process ``PID``:
 

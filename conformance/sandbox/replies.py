@@ -4,14 +4,14 @@ A request names its target (``module:function``); the reply of each of the suite
 targets has a fixed shape (:func:`encode_result`, :func:`decode_result`), and any other
 target's result must be plain JSON data (:func:`plain`). The implementation's description
 (:func:`decode_metadata`) and a request's error (:func:`decode_error`) are checked the same way.
-See :mod:`conformance.wire` for the frames that carry them.
+See :mod:`conformance.sandbox.wire` for the frames that carry them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .base.safe import text_of
+from ..base.safe import text_of
 from .tracewire import decode_noise, decode_trace, encode_trace
 from .wire import (
     _KEY,
@@ -36,11 +36,11 @@ from .wire import (
     text,
 )
 
-RESET = "conformance._child:reset"
-SCENARIO = "conformance._child:run_scenario"
-COMPILED = "conformance._child:run_scenario_compiled"
-BATCH = "conformance._child:run_batch"
-BODY = "conformance._child:run_body"
+RESET = "conformance.sandbox._child:reset"
+SCENARIO = "conformance.sandbox._child:run_scenario"
+COMPILED = "conformance.sandbox._child:run_scenario_compiled"
+BATCH = "conformance.sandbox._child:run_batch"
+BODY = "conformance.sandbox._child:run_body"
 #: The property under which run_body hands back the noise warnings a body raised.
 NOISE_KEY = "tfmode_noise"
 GENERATIONS = ("2022", "stack")
@@ -85,7 +85,7 @@ def decode_result(target: str, body: Any) -> Any:
     if target == BATCH:
         return [decode_result(SCENARIO, one) for one in items(body, "the batch's results")]
     if target == COMPILED:
-        from .target.compiled import Compilation
+        from ..target.compiled import Compilation
 
         r = fields(body, "the result", ("eager", "eager_naming", "compiled", "naming", "compilation",
                                         "leaked"))
@@ -208,9 +208,9 @@ def encode_metadata(adapter: Any) -> dict[str, Any]:
 
 def decode_metadata(body: Any) -> dict[str, Any]:
     """The implementation's description, checked: its name and version (and release) shown
-    escaped and cut (:func:`~conformance.wire.printable`), its generation, features and
+    escaped and cut (:func:`~conformance.sandbox.wire.printable`), its generation, features and
     stack_version among the values they may take."""
-    from .target.adapter import FEATURES
+    from ..target.adapter import FEATURES
 
     m = fields(body, "the description", ("name", "version", "generation", "features",
                                          "stack_version", "release"))

@@ -20,7 +20,7 @@ BODY}``. Nothing in it can run code when it is read. ``id`` is the id of the req
 The child encodes each value with this module (``encode_*``); the suite decodes it
 (``decode_*``), checking every field's type, every text's length and every name against what
 it may be, and raises :class:`WireError` for anything else. Traces are encoded field by field
-from :mod:`spec.model.trace` (events here, a whole trace in :mod:`conformance.tracewire`): an
+from :mod:`spec.model.trace` (events here, a whole trace in :mod:`conformance.sandbox.tracewire`): an
 observed trace carries no rules, so none travel.
 """
 
