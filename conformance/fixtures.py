@@ -11,8 +11,8 @@ import pytest
 
 from .activation import load
 from .api import Certificate, certify
-from .check import Target
-from .excusal import Excusals
+from .judge.check import Target
+from .judge.excusal import Excusals
 from .runstate import DEFAULT_IMPL, DEFAULT_TIMEOUT, KEY, state_of
 from .sandbox import processes
 from .sandbox.parent import SandboxedImplementation
@@ -38,7 +38,7 @@ def adapter(request: pytest.FixtureRequest) -> Target:
 def excused(request: pytest.FixtureRequest) -> Excusals:
     """The expected failures: each excuses exactly the divergences attributed to its rule (in
     the functions it is scoped to), and the rest of the same trace is still compared
-    (conformance.excusal)."""
+    (conformance.judge.excusal)."""
     state = state_of(request.config)
     return Excusals({r: state.scopes.get(r, frozenset()) for r in state.expected})
 

@@ -22,11 +22,11 @@ from spec.model.scenario import Scenario, Step
 from spec.model.trace import Message, Raised, Returned, Trace
 from spec.model.values import ModeRef, SymTensor, to_value
 
-from .attribution import RESTORE_RULES
 from .base.safe import name_of, text_of
-from .comparison import compare_traces
-from .divergence import block, describe, show_trace
 from .generate.steps import Op
+from .judge.attribution import RESTORE_RULES
+from .judge.comparison import compare_traces
+from .judge.divergence import block, describe, show_trace
 from .replay import Divergence, report
 from .target.adapter import Adapter
 from .target.arguments import described_events

@@ -11,7 +11,7 @@ from pathlib import Path
 import spec
 from spec.model import load_scenario, predict
 
-from .compare import differences
+from .judge.compare import differences
 from .target.adapter import AdapterError, load_adapter
 from .target.runner import execute
 

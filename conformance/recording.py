@@ -12,8 +12,8 @@ from typing import Any, NoReturn
 import pytest
 from hypothesis import settings
 
-from .attribution import RESTORE_RULES
 from .bodies import APPLICABLE, may_name
+from .judge.attribution import RESTORE_RULES
 from .observed import Observed, read_settings
 from .report import Failure, TestOutcome, normalise
 from .runstate import (

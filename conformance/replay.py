@@ -17,16 +17,16 @@ from collections.abc import Callable, Sequence
 from spec.model import scenario_to_dict
 from spec.model.scenario import Scenario
 
-from .check import Target, check
 from .generate.shrink import shrink
 from .generate.steps import Op, as_scenario, listing, why_not
+from .judge.check import Target, check
 from .snippet import snippet, steps_snippet
 
 __all__ = ["Divergence", "report", "reproduce"]
 
 class Divergence(AssertionError):
     """The implementation parts from the model ``where`` ("at step 2 (push M)"): ``rules``
-    decide what differs, ``blocks`` say how (:func:`~conformance.divergence.block`); ``steps``
+    decide what differs, ``blocks`` say how (:func:`~conformance.judge.divergence.block`); ``steps``
     are the run's steps up to it, over the declarations of ``scenario`` with up-front
     instances of ``modes``."""
 

@@ -11,7 +11,7 @@ import pytest
 
 from spec.catalogue import Catalogue
 
-from .check import Target
+from .judge.check import Target
 from .observed import Observed
 from .report import TestOutcome
 from .selection import Selection

@@ -12,9 +12,9 @@ from hypothesis import Phase, core, given, seed, settings
 
 from spec.model.scenario import Generation, Scenario
 
-from .check import Target, check
-from .excusal import Excusals
 from .generate.strategies import scenarios
+from .judge.check import Target, check
+from .judge.excusal import Excusals
 
 
 @dataclass
@@ -70,7 +70,7 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
     draws from a seed of its own (:func:`chunk_seed`), so the chunks together are reproducible
     and none repeats another. ``deadline`` (a ``time.monotonic()`` value) ends the
     sweep early: the scenarios checked so far stand. ``excused``: the rules of the expected
-    failures; every scenario is checked whatever they excuse (see :func:`~conformance.check.check`).
+    failures; every scenario is checked whatever they excuse (see :func:`~conformance.judge.check.check`).
     """
     result = Sweep(generation)
     current = settings()

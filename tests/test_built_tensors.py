@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conformance.adapter import NamespaceAdapter
-from conformance.check import check
+from conformance.judge.check import check
 from conformance.sandbox.parent import SandboxedImplementation
 from conformance.sandbox.tracewire import decode_trace, encode_trace
 from conformance.sandbox.wire import WireError

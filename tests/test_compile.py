@@ -77,7 +77,7 @@ if TORCH:  # the rest needs torch.compile
     import torch
 
     from conformance.adapter import NamespaceAdapter
-    from conformance.check import check
+    from conformance.judge.check import check
     from conformance.target.compiled import run_compiled
     from conformance.target.runner import execute
     from spec.examples import load_examples

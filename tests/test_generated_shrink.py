@@ -17,9 +17,9 @@ from hypothesis import Phase, settings
 
 from conformance import profiles
 from conformance.adapter import load_adapter
-from conformance.check import check
-from conformance.excusal import Excusals
 from conformance.generate.shrink import shrink
+from conformance.judge.check import check
+from conformance.judge.excusal import Excusals
 from conformance.suite import test_generated
 from spec.model import Scenario, scenario_from_dict, scenario_to_dict
 

@@ -12,7 +12,7 @@ from types import FrameType
 
 import pytest
 
-from conformance.check import check
+from conformance.judge.check import check
 from conformance.sandbox.isolation import ScenarioTimeout, time_limit
 from conformance.sandbox.parent import ImplementationCrashed, ImplementationHung, SandboxedImplementation
 from spec.examples import load_examples

@@ -23,7 +23,7 @@ from hypothesis import core, settings
 import conformance.sweep as sweep_module
 from conformance import profiles
 from conformance.adapter import Adapter, load_adapter
-from conformance.check import Checked, check
+from conformance.judge.check import Checked, check
 from conformance.observed import Observed, hypothesis_section
 from spec.model import Scenario, scenario_to_dict
 from tests import suite_runs

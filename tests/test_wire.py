@@ -16,7 +16,7 @@ import pytest
 
 from conformance.adapter import load_adapter
 from conformance.base.safe import repr_of, text_of
-from conformance.check import check
+from conformance.judge.check import check
 from conformance.sandbox.parent import ImplementationMisbehaved, SandboxedImplementation
 from conformance.sandbox.replies import (
     SCENARIO,

@@ -359,7 +359,7 @@ class SandboxedImplementation:
 
     #: Seconds a whole test body run in the sandbox may take (the plugin sets --rule-timeout).
     body_seconds: float = 600.0
-    #: --compile: each scenario runs eagerly and inside torch.compile (conformance.compilecheck).
+    #: --compile: each scenario runs eagerly and inside torch.compile (conformance.judge.compilecheck).
     compile: bool = False
 
     def call(self, target: str, *args: Any, seconds: float, during: str) -> Any:

@@ -14,7 +14,7 @@ import pytest
 from conformance import badinput
 from conformance.adapter import Adapter
 from conformance.bodies import sandboxed
-from conformance.failure import adapter_script, fail
+from conformance.judge.failure import adapter_script, fail
 
 Record = Callable[[str, object], None]
 

@@ -19,9 +19,9 @@ from collections.abc import Callable
 import pytest
 from hypothesis import Phase, settings
 
-from conformance.check import Target, check
-from conformance.excusal import Excusals
 from conformance.generate.shrink import shrink
+from conformance.judge.check import Target, check
+from conformance.judge.excusal import Excusals
 from conformance.recording import COMPILATION_PROPERTY
 from conformance.sweep import run_sweep
 from conformance.target.compiled import tally

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.check import Target
+from conformance.judge.check import Target
 from conformance.report import MUST_LEVELS
 from spec.catalogue import load_catalogue
 

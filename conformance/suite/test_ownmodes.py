@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from conformance.adapter import Adapter
 from conformance.base.safe import name_of, text_of
 from conformance.bodies import sandboxed
-from conformance.failure import adapter_script, fail
+from conformance.judge.failure import adapter_script, fail
 
 from ._ownmode_plans import _PRELUDE, INITIAL, Plan, plans, script_body
 from ._ownmode_scripts import _DEFAULT, _HANDLER, _INSIDE_BLOCK, _THREAD

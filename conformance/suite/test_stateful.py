@@ -20,8 +20,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from conformance.adapter import Adapter, release_of
 from conformance.bodies import APPLICABLE, sandboxed
-from conformance.divergence import block
 from conformance.generate.steps import Op
+from conformance.judge.divergence import block
 from conformance.lockstep import Lockstep, run_lockstep
 from spec.model.engine import Engine
 from spec.model.raising import ModelRaise

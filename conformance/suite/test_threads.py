@@ -17,7 +17,7 @@ import pytest
 from conformance.adapter import Adapter
 from conformance.base.safe import name_of, repr_of, text_of
 from conformance.bodies import sandboxed
-from conformance.failure import adapter_script, fail
+from conformance.judge.failure import adapter_script, fail
 from conformance.sandbox.timing import RERUN_FACTOR
 
 THREADS, CALLS = 8, 500

@@ -139,7 +139,7 @@ class HandlerRun:
     rules: tuple[str, ...] = field(default=(), compare=False)
     #: Per observed field, the rules that decide it (for attributing a divergence).
     why: tuple[tuple[str, tuple[str, ...]], ...] = field(default=(), compare=False)
-    #: ``args`` as the handler received it (``None``: not known; compared by conformance.compare).
+    #: ``args`` as the handler received it (``None``: not known; compared by conformance.judge.compare).
     args: tuple[ArgSeen, ...] | None = field(default=None, compare=False)
     #: ``kwargs``'s items, sorted by key (``None``: not known, or kwargs was no dict); a
     #: prediction names the items the handler must see (others are ``kwargs``'s to allow).

@@ -1,7 +1,7 @@
 """Generated scenarios per second of ``conformance.sweep.run_sweep``, and where the time goes.
 
 The sweep runs under the ``thorough`` hypothesis profile (only ``max_examples`` is lowered to
-keep the benchmark short). The parts of ``conformance.check.check`` are wrapped with timers:
+keep the benchmark short). The parts of ``conformance.judge.check.check`` are wrapped with timers:
 model prediction (``predict``), execution on reference_impl (``execute``), judging
 (``conclude``: the one comparison pass, attribution, excusal and description). What remains of
 the wall time is hypothesis: drawing each scenario from
@@ -65,9 +65,9 @@ def _timed(module: Any, name: str, key: str, totals: dict[str, float]) -> Iterat
 def run(examples: int = 2000, profile: str = "thorough") -> SweepResult:
     from hypothesis import settings
 
-    from conformance import check as check_module
     from conformance import profiles
     from conformance.adapter import load_adapter
+    from conformance.judge import check as check_module
     from conformance.sweep import run_sweep
 
     profiles.register()
@@ -145,7 +145,7 @@ def render(result: SweepResult) -> str:
         row("model prediction (``spec.model.predict``)", result.parts["predict"]),
         row("execution on reference_impl (``conformance.target.runner.execute``)",
             result.parts["execute"]),
-        row("judging (``conformance.check.conclude``: one comparison pass)", result.parts["judge"]),
+        row("judging (``conformance.judge.check.conclude``: one comparison pass)", result.parts["judge"]),
         row("whole sweep", total),
     ]
     head = (f"``run_sweep`` under the ``{result.profile}`` profile: {n} scenarios in "

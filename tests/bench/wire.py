@@ -12,7 +12,7 @@ import sys
 import time
 
 from conformance.adapter import load_adapter
-from conformance.check import observe
+from conformance.judge.check import observe
 from conformance.sandbox.parent import SandboxedImplementation
 from conformance.target.runner import execute
 from spec.examples import load_examples

@@ -2,8 +2,8 @@
 
 :class:`Checked` holds a scenario's prediction, observation and verdict; :func:`conclude` makes
 it from the two traces (the one comparison pass, then excusals and descriptions); a crash or a
-hang concludes through :func:`faulted`. Both the eager check (:mod:`conformance.check`) and the
-compiled one (:mod:`conformance.compilecheck`) conclude here, so neither imports the other.
+hang concludes through :func:`faulted`. Both the eager check (:mod:`conformance.judge.check`) and the
+compiled one (:mod:`conformance.judge.compilecheck`) conclude here, so neither imports the other.
 """
 
 from __future__ import annotations
@@ -15,18 +15,18 @@ from typing import Any
 from spec.model.scenario import Scenario
 from spec.model.trace import Message, Raised, Trace
 
-from .attribution import leak_rules
-from .compare import Naming
-from .comparison import attribute, compare_traces
-from .divergence import describe
-from .excusal import Excusals, Judged, Repredict, judge
-from .sandbox.parent import (
+from ..sandbox.parent import (
     ImplementationFault,
     ImplementationMisbehaved,
     RemoteError,
     SandboxedImplementation,
 )
-from .target.adapter import Adapter
+from ..target.adapter import Adapter
+from .attribution import leak_rules
+from .compare import Naming
+from .comparison import attribute, compare_traces
+from .divergence import describe
+from .excusal import Excusals, Judged, Repredict, judge
 
 __all__ = ["Checked", "Target", "conclude", "faulted", "misbehaved"]
 
@@ -57,7 +57,7 @@ class Checked:
     cut_short: bool = False
     #: Under --compile: how much of the scenario Dynamo traced (a
     #: :class:`~conformance.target.compiled.Compilation`), and the eager run's trace; ``expected`` is
-    #: then what eager did, with the model's rules (conformance.compilecheck).
+    #: then what eager did, with the model's rules (conformance.judge.compilecheck).
     compilation: Any = None
     eager: Trace | None = None
 

@@ -1,6 +1,6 @@
 """The rules that decide each place where an observation departs from a prediction.
 
-:mod:`conformance.comparison` finds the places (once per comparison) and asks this module for
+:mod:`conformance.judge.comparison` finds the places (once per comparison) and asks this module for
 their rules: of an event (per field of a handler run, per part of a warning's text), of the
 outcome (per part of an error's text), of the mode left current.
 """
@@ -137,7 +137,7 @@ def event_rules(expected: Trace, index: int, exp: Event | None, obs: Event | Non
                 naming: Naming, field: str | None = None) -> tuple[str, ...]:
     """The rules a pair of differing events of ``expected`` and an observation breaks (one
     side ``None`` past its end), at event ``index`` of ``expected`` (aligned, see
-    :func:`~conformance.compare.align`): per field for a handler run, per part for a
+    :func:`~conformance.judge.compare.align`): per field for a handler run, per part for a
     warning's text; for a handler run where the model decides that the call dispatches to
     none, the rules of that decision; for a warning the model predicts later, the rules of
     when it comes. ``field``: the first field in which two handler runs differ, where the

@@ -1,7 +1,7 @@
 """One scenario checked under ``--compile``: eager and compiled in one process, three ways.
 
 The model predicts; the eager run of the same torch is the compiled run's oracle
-(:mod:`conformance.threeway` builds it from both); the compiled run is judged against it, with
+(:mod:`conformance.judge.threeway` builds it from both); the compiled run is judged against it, with
 the expected failures of the compiled run excusing what they name. A scenario Dynamo compiled
 nothing of is not judged at all: it is "not compiled", never a pass.
 """
@@ -14,20 +14,20 @@ from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
 from spec.model.trace import Trace
 
-from .checked import Checked, Target, conclude, faulted, misbehaved
-from .excusal import Excusals
-from .sandbox.isolation import ScenarioTimeout, time_limit
-from .sandbox.parent import (
+from ..sandbox.isolation import ScenarioTimeout, time_limit
+from ..sandbox.parent import (
     ImplementationFault,
     ImplementationHung,
     RemoteError,
     SandboxedImplementation,
 )
-from .sandbox.timing import confirmed, limit
-from .target import noise
-from .target.adapter import release_of
-from .target.compiled import Compilation, run_compiled
-from .target.runner import execute
+from ..sandbox.timing import confirmed, limit
+from ..target import noise
+from ..target.adapter import release_of
+from ..target.compiled import Compilation, run_compiled
+from ..target.runner import execute
+from .checked import Checked, Target, conclude, faulted, misbehaved
+from .excusal import Excusals
 from .threeway import eager_as_reference, reference
 
 #: Seconds one scenario may take under --compile: both runs, and Dynamo tracing the compiled
@@ -79,7 +79,7 @@ def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float) -
 
 def check_compiled(scenario: Scenario, target: Target, seconds: float | None = None,
                    excused: Excusals | Collection[str] = ()) -> Checked | None:
-    """Like :func:`conformance.check.check`, for the compiled run against the eager one.
+    """Like :func:`conformance.judge.check.check`, for the compiled run against the eager one.
 
     ``None`` when no rule specifies what the scenario does. The result's ``compilation`` says
     how much Dynamo traced; when it compiled nothing, ``rules`` is empty and nothing was judged.

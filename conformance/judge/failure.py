@@ -14,8 +14,8 @@ from typing import NoReturn
 
 import pytest
 
-from .base.safe import repr_of
-from .base.textdiff import MAX_SHOWN, first_difference, shorten, text_diff
+from ..base.safe import repr_of
+from ..base.textdiff import MAX_SHOWN, first_difference, shorten, text_diff
 from .divergence import block
 
 __all__ = ["adapter_script", "fail", "shown"]

@@ -1,5 +1,6 @@
 """One checked scenario: predict, run on the implementation in isolation, then judge
-(:mod:`conformance.checked`); a target that compiles is checked by :mod:`conformance.compilecheck`."""
+(:mod:`conformance.judge.checked`); a target that compiles is checked by
+:mod:`conformance.judge.compilecheck`."""
 
 from __future__ import annotations
 
@@ -9,16 +10,16 @@ from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
 from spec.model.trace import Trace
 
+from ..sandbox.isolation import ScenarioTimeout, time_limit
+from ..sandbox.parent import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
+from ..sandbox.timing import confirmed, limit
+from ..target import noise
+from ..target.adapter import release_of
+from ..target.runner import execute
 from .checked import Checked, Target, conclude, faulted, misbehaved
 from .compare import Naming
 from .compilecheck import check_compiled
 from .excusal import Excusals
-from .sandbox.isolation import ScenarioTimeout, time_limit
-from .sandbox.parent import ImplementationFault, ImplementationHung, RemoteError, SandboxedImplementation
-from .sandbox.timing import confirmed, limit
-from .target import noise
-from .target.adapter import release_of
-from .target.runner import execute
 
 __all__ = ["SCENARIO_SECONDS", "Checked", "Target", "check", "conclude", "faulted", "misbehaved",
            "observe", "scenario_seconds"]
@@ -71,10 +72,10 @@ def check(scenario: Scenario, adapter: Target, seconds: float | None = None,
           excused: Excusals | Collection[str] = ()) -> Checked | None:
     """``None`` when no rule specifies what the scenario does (the model bounds it).
 
-    ``excused``: the expected failures (rule IDs, or :class:`~conformance.excusal.Excusals`
+    ``excused``: the expected failures (rule IDs, or :class:`~conformance.judge.excusal.Excusals`
     scoped to functions); a divergence they cover is absorbed and the rest of the trace still
-    compared (:mod:`conformance.excusal`). A target whose ``compile`` is set is checked
-    compiled against eager (:func:`conformance.compilecheck.check_compiled`).
+    compared (:mod:`conformance.judge.excusal`). A target whose ``compile`` is set is checked
+    compiled against eager (:func:`conformance.judge.compilecheck.check_compiled`).
     """
     if getattr(adapter, "compile", False):
         return check_compiled(scenario, adapter, seconds, excused)

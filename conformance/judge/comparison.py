@@ -1,12 +1,12 @@
 """The one judging pass: a prediction and an observation aligned once, into their differences.
 
 :func:`compare_traces` aligns the predicted trace with the observed one (the optional warnings
-the observation does not show dropped, :func:`~conformance.compare.align`), finds where they
+the observation does not show dropped, :func:`~conformance.judge.compare.align`), finds where they
 part and says, for each place, the field, both values and the rules that decide it: the first
 differing event, the outcome, the mode left current. Everything after the comparison reads
 that list instead of aligning again: attribution (the rules of the first difference),
-excusal (:mod:`conformance.excusal` absorbs the first difference and compares once more),
-description (:mod:`conformance.divergence`) and the compiled path (:mod:`conformance.threeway`).
+excusal (:mod:`conformance.judge.excusal` absorbs the first difference and compares once more),
+description (:mod:`conformance.judge.divergence`) and the compiled path (:mod:`conformance.judge.threeway`).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def compare_traces(scenario: Scenario | None, expected: Trace, observed: Trace,
                    naming: Naming) -> Comparison:
     """Align ``expected`` with ``observed`` once and list where they part, with the rules of
     each place. ``scenario`` narrows the rules of a wrong mode left current to the step that
-    made it current (:func:`~conformance.attribution.leak_rules`)."""
+    made it current (:func:`~conformance.judge.attribution.leak_rules`)."""
     aligned = align(expected, observed, naming)
     found: list[Difference] = []
     divergence = first_divergence(aligned, observed, naming)

@@ -29,10 +29,10 @@ from spec.model.trace import (
     show_arg,
 )
 
-from .base.textdiff import first_difference, shorten, text_diff
+from ..base.textdiff import first_difference, shorten, text_diff
+from ..snippet import event_line
 from .compare import Naming, differing_part, message_pattern, show_outcome
 from .comparison import Comparison, Difference, compare_traces
-from .snippet import event_line
 
 __all__ = ["block", "describe", "describe_differences", "show_trace", "text_offsets"]
 
@@ -189,7 +189,7 @@ def describe_differences(expected: Trace, observed: Trace, naming: Naming,
     """Every difference between ``expected`` and ``observed``, one block each (empty: none).
 
     ``scenario`` narrows the rules of a wrong mode left current to the step that made it
-    current (:func:`~conformance.attribution.leak_rules`)."""
+    current (:func:`~conformance.judge.attribution.leak_rules`)."""
     return describe(compare_traces(scenario, expected, observed, naming))
 
 
