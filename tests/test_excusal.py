@@ -20,7 +20,7 @@ from conformance.adapter import NamespaceAdapter
 from conformance.expectations import ExpectationsError, parse_scopes
 from conformance.judge.check import check
 from conformance.judge.excusal import Excusals
-from conformance.sweep import run_sweep
+from conformance.search.sweep import run_sweep
 from spec.model.codec import scenario_from_dict, scenario_to_dict
 from tests.mutants._build import build
 from tests.mutants.kwargs_empty_dict import MUTATIONS as KWARGS_DICT

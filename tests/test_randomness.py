@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import core, settings
 
-import conformance.sweep as sweep_module
+import conformance.search.sweep as sweep_module
 from conformance import profiles
 from conformance.adapter import Adapter, load_adapter
 from conformance.judge.check import Checked, check

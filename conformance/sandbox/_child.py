@@ -257,7 +257,7 @@ def _raised(exc: BaseException) -> dict[str, Any]:
         if frames:
             message = f"{frames[-1].line} (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno})"
     rules = None
-    replay = sys.modules.get("conformance.replay")
+    replay = sys.modules.get("conformance.search.replay")
     if replay is not None and type(exc) is replay.Divergence:
         rules = tuple(r for r in exc.rules if type(r) is str)  # type: ignore[attr-defined]
     return encode_error(name_of(type(exc)), message, rules, properties)

@@ -23,7 +23,7 @@ from conformance.exhaustive.enumeration import scenarios
 from conformance.exhaustive.report import EXHAUSTIVE_PROPERTY, Findings
 from conformance.judge.check import Target
 from conformance.judge.excusal import Excusals
-from conformance.sweep import MAX_FAULTS
+from conformance.search.sweep import MAX_FAULTS
 from spec.catalogue import load_catalogue
 from spec.model import Scenario
 

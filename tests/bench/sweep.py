@@ -1,4 +1,4 @@
-"""Generated scenarios per second of ``conformance.sweep.run_sweep``, and where the time goes.
+"""Generated scenarios per second of ``conformance.search.sweep.run_sweep``, and where the time goes.
 
 The sweep runs under the ``thorough`` hypothesis profile (only ``max_examples`` is lowered to
 keep the benchmark short). The parts of ``conformance.judge.check.check`` are wrapped with timers:
@@ -68,7 +68,7 @@ def run(examples: int = 2000, profile: str = "thorough") -> SweepResult:
     from conformance import profiles
     from conformance.adapter import load_adapter
     from conformance.judge import check as check_module
-    from conformance.sweep import run_sweep
+    from conformance.search.sweep import run_sweep
 
     profiles.register()
     settings.load_profile(profile)  # the benchmark is a script: the profile stays loaded

@@ -12,9 +12,9 @@ from hypothesis import Phase, core, given, seed, settings
 
 from spec.model.scenario import Generation, Scenario
 
-from .generate.strategies import scenarios
-from .judge.check import Target, check
-from .judge.excusal import Excusals
+from ..generate.strategies import scenarios
+from ..judge.check import Target, check
+from ..judge.excusal import Excusals
 
 
 @dataclass

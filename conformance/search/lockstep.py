@@ -1,7 +1,7 @@
 """Steps the model and an implementation in lockstep; each divergence names the rules it breaks.
 
 A divergence carries the steps of the run up to it (:class:`~conformance.generate.steps.Op`), from
-which :mod:`conformance.replay` (where :class:`Divergence` is defined) makes the scenario or
+which :mod:`conformance.search.replay` (where :class:`Divergence` is defined) makes the scenario or
 the script that reproduces it.
 """
 
@@ -22,15 +22,15 @@ from spec.model.scenario import Scenario, Step
 from spec.model.trace import Message, Raised, Returned, Trace
 from spec.model.values import ModeRef, SymTensor, to_value
 
-from .base.safe import name_of, text_of
-from .generate.steps import Op
-from .judge.attribution import RESTORE_RULES
-from .judge.comparison import compare_traces
-from .judge.divergence import block, describe, show_trace
+from ..base.safe import name_of, text_of
+from ..generate.steps import Op
+from ..judge.attribution import RESTORE_RULES
+from ..judge.comparison import compare_traces
+from ..judge.divergence import block, describe, show_trace
+from ..target.adapter import Adapter
+from ..target.arguments import described_events
+from ..target.runner import Run
 from .replay import Divergence, report
-from .target.adapter import Adapter
-from .target.arguments import described_events
-from .target.runner import Run
 
 if sys.version_info < (3, 11):  # Python 3.10
     from exceptiongroup import BaseExceptionGroup
@@ -238,7 +238,7 @@ def _leaves(group: BaseExceptionGroup[Divergence]) -> Iterator[Divergence]:
 def run_lockstep(machine: type[RuleBasedStateMachine], adapter: Adapter, impl_spec: str,
                  record_property: Callable[[str, object], None]) -> None:
     """Run ``machine`` as a test; a divergence fails the rules it carries, and no others, and is
-    recorded with the scenario or the script that reproduces it (:mod:`conformance.replay`)."""
+    recorded with the scenario or the script that reproduces it (:mod:`conformance.search.replay`)."""
     current = settings()
     try:
         run_state_machine_as_test(  # type: ignore[no-untyped-call,unused-ignore]

@@ -17,10 +17,10 @@ from collections.abc import Callable, Sequence
 from spec.model import scenario_to_dict
 from spec.model.scenario import Scenario
 
-from .generate.shrink import shrink
-from .generate.steps import Op, as_scenario, listing, why_not
-from .judge.check import Target, check
-from .snippet import snippet, steps_snippet
+from ..generate.shrink import shrink
+from ..generate.steps import Op, as_scenario, listing, why_not
+from ..judge.check import Target, check
+from ..snippet import snippet, steps_snippet
 
 __all__ = ["Divergence", "report", "reproduce"]
 
