@@ -145,7 +145,7 @@ def _plugin_autoloads() -> bool:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from .verify import VerifyError, verify
+    from .report.verify import VerifyError, verify
 
     if args.workers is not None and args.workers < 1:
         raise _UsageError("--workers must be at least 1")

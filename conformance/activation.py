@@ -14,10 +14,11 @@ from hypothesis.errors import InvalidArgument
 
 from spec.catalogue import CatalogueError, load_catalogue
 
-from . import evidence, profiles, reportsdir
+from . import profiles, reportsdir
 from .expectations import ExpectationsError, load_expectations, load_scopes, load_surface_scopes
 from .observed import expected_settings
-from .report import MUST_LEVELS
+from .report import evidence
+from .report.verdicts import MUST_LEVELS
 from .runstate import DEFAULT_IMPL, DEFAULT_TIMEOUT, RunState, names_suite, one_line, state_of
 from .sandbox import processes
 from .sandbox.parent import ImplementationFault, RemoteError, SandboxedImplementation
@@ -111,7 +112,7 @@ def _impl_path(config: pytest.Config) -> list[str]:
 
 
 def _invocation(config: pytest.Config, state: RunState, impl_path: list[str]) -> dict[str, Any]:
-    """The run's options as resolved (see conformance.evidence): what verify runs again."""
+    """The run's options as resolved (see conformance.report.evidence): what verify runs again."""
     given = config.getoption("hypothesis_profile", None)
     seed = config.getoption("hypothesis_seed", None)
     expected = config.getoption("tfmode_expected") or os.environ.get("TFMODE_EXPECTED_FAILURES")

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from .activation import activate
-from .report import TestOutcome
+from .report.verdicts import TestOutcome
 from .reportsdir import clear_previous
 from .runstate import (
     CONTROLLER,

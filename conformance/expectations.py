@@ -19,7 +19,7 @@ __all__ = ["ExpectationsError", "load_expectations", "load_scopes", "load_surfac
 #: The keys of an entry: the reason (required), a reproduction (optional, for readers), and the
 #: functions whose dispatch the divergence is seen in (optional; without it, any function).
 _KEYS = ("reason", "snippet", "functions", "surface")
-#: Verdicts under which an expected-failure entry is in use (see :mod:`conformance.report`).
+#: Verdicts under which an expected-failure entry is in use (see :mod:`conformance.report.verdicts`).
 _FAILING = ("fail", "expected_failure")
 #: The scope of an entry that lists only ``surface`` callables: it excuses no scenario's
 #: divergence (no function of the vocabulary has this name).

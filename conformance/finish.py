@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from .certificate import build_certificate, dumps, spec_version
 from .expectations import stale_entries
-from .headline import badge, counts, run_line, terminal_lines
 from .observed import expected_settings, hypothesis_section
-from .report import (
+from .report.certificate import build_certificate, dumps, spec_version
+from .report.headline import badge, counts, run_line, terminal_lines
+from .report.verdicts import (
     MUST_LEVELS,
     RuleVerdict,
     aggregate,

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from .activation import load
-from .api import Certificate, certify
 from .judge.check import Target
 from .judge.excusal import Excusals
+from .report.api import Certificate, certify
 from .runstate import DEFAULT_IMPL, DEFAULT_TIMEOUT, KEY, state_of
 from .sandbox import processes
 from .sandbox.parent import SandboxedImplementation

@@ -15,7 +15,7 @@ from hypothesis import settings
 from .bodies import APPLICABLE, may_name
 from .judge.attribution import RESTORE_RULES
 from .observed import Observed, read_settings
-from .report import Failure, TestOutcome, normalise
+from .report.verdicts import Failure, TestOutcome, normalise
 from .runstate import (
     CONTROLLER,
     NOISE_PROPERTY,

@@ -13,7 +13,7 @@ from spec.catalogue import Catalogue
 
 from .judge.check import Target
 from .observed import Observed
-from .report import TestOutcome
+from .report.verdicts import TestOutcome
 from .selection import Selection
 
 SUITE = "conformance.suite"
@@ -56,7 +56,7 @@ class RunState:
     cleared: bool = False
     #: why pytest's JUnit file could not be written (None: it was, or there is none)
     junit_error: str | None = None
-    #: the certificate's evidence section (conformance.evidence), made before the run
+    #: the certificate's evidence section (conformance.report.evidence), made before the run
     evidence: dict[str, Any] | None = None
     outcomes: dict[str, TestOutcome] = field(default_factory=dict)
     coverage: dict[str, list[str]] = field(default_factory=dict)

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from conformance.certificate import (
+from conformance.observed import Observed, hypothesis_section
+from conformance.report.certificate import (
     CERTIFICATE_SCHEMA,
     SCHEMA_VERSION,
     build_certificate,
@@ -19,9 +20,8 @@ from conformance.certificate import (
     validate_certificate,
     write_atomically,
 )
-from conformance.headline import badge, headline, level_line
-from conformance.observed import Observed, hypothesis_section
-from conformance.report import (
+from conformance.report.headline import badge, headline, level_line
+from conformance.report.verdicts import (
     Failure,
     TestOutcome,
     aggregate,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from conformance.report import TestOutcome, aggregate, level_reached
+from conformance.report.verdicts import TestOutcome, aggregate, level_reached
 from conformance.target.compiled import Compilation, summarise, tally
 from spec.catalogue import load_catalogue
 from spec.model.codec import scenario_from_dict

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conformance.certificate import validate_certificate
+from conformance.report.certificate import validate_certificate
 from tests.plugin_toys import (
     TOY,
     certificate,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conformance.judge.check import Target
-from conformance.report import MUST_LEVELS
+from conformance.report.verdicts import MUST_LEVELS
 from spec.catalogue import load_catalogue
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from spec.catalogue import Rule
 
-from .report import _SHORT, MUST_LEVELS, SHOULD_LEVELS, VERDICTS, RuleVerdict
+from .verdicts import _SHORT, MUST_LEVELS, SHOULD_LEVELS, VERDICTS, RuleVerdict
 
 __all__ = ["Counts", "badge", "certificate_verdicts", "counts", "from_certificate", "headline",
            "level_line", "run_line", "terminal_lines"]

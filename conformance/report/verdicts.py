@@ -1,5 +1,5 @@
 """Per-rule verdicts from per-test outcomes, and the level reached (what the terminal and the
-badge say of them: :mod:`conformance.headline`)."""
+badge say of them: :mod:`conformance.report.headline`)."""
 
 from __future__ import annotations
 

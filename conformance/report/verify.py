@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..version import PACKAGE_DIR
 from .certificate import validate_certificate
-from .version import PACKAGE_DIR
 
 __all__ = ["VerifyError", "compare", "load", "rerun_command", "verify"]
 

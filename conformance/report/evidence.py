@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from .version import PACKAGE_DIR
+from ..version import PACKAGE_DIR
 
 __all__ = ["EVIDENCE_SCHEMA", "file_digest", "gather", "package_evidence", "tree_digest"]
 

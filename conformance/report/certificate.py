@@ -18,11 +18,11 @@ import pytest
 
 from spec.catalogue import Catalogue
 
+from ..version import __version__
 from .evidence import EVIDENCE_SCHEMA
 from .jsonschema_subset import validate
-from .report import VERDICTS, VERDICTS_V2
 from .runschema import COMPILE_SCHEMA, EXHAUSTIVE_SCHEMA
-from .version import __version__
+from .verdicts import VERDICTS, VERDICTS_V2
 
 __all__ = [
     "CERTIFICATE_SCHEMA",

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..version import PACKAGE_DIR
 from .certificate import validate_certificate
-from .version import PACKAGE_DIR
 
 __all__ = ["Certificate", "CertifyError", "FailureReport", "RuleResult", "certify",
            "load_certificate"]
