@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the names below are, for type checkers
-    from .quick import quick_check
     from .report.api import Certificate, CertifyError, FailureReport, RuleResult, certify, load_certificate
+    from .tools.quick import quick_check
 
 from .version import __version__
 
@@ -27,6 +27,6 @@ def __getattr__(name: str) -> Any:
         from .report import api
         return getattr(api, name)
     if name == "quick_check":
-        from .quick import quick_check
+        from .tools.quick import quick_check
         return quick_check
     raise AttributeError(f"module 'conformance' has no attribute {name!r}")

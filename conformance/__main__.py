@@ -170,7 +170,7 @@ class _UsageError(Exception):
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from .diff import find_differences, render
+    from .tools.diff import find_differences, render
 
     if len(args.impl) != 2:
         raise _UsageError(f"diff needs --impl exactly twice (got {len(args.impl)})")
@@ -216,9 +216,9 @@ def _snippet(args: argparse.Namespace) -> int:
 def _texts(args: argparse.Namespace) -> int:
     import json
 
-    from .measure import measure
     from .sandbox.parent import ImplementationFault, SandboxedImplementation
     from .target.adapter import AdapterError
+    from .tools.measure import measure
 
     _use_impl_path(args)
     try:  # in a sandbox process, as the suite runs it: a crash costs one example, not the run

@@ -16,8 +16,8 @@ from typing import Any
 from spec.examples import Example, load_examples
 from spec.model.trace import Raised, WarningEmitted
 
-from .judge.check import Target, observe
-from .judge.compare import Naming
+from ..judge.check import Target, observe
+from ..judge.compare import Naming
 
 #: Seconds one text example may take (the first torch call may load a lot).
 EXAMPLE_SECONDS = 20.0

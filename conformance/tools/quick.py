@@ -11,9 +11,9 @@ from pathlib import Path
 import spec
 from spec.model import load_scenario, predict
 
-from .judge.compare import differences
-from .target.adapter import AdapterError, load_adapter
-from .target.runner import execute
+from ..judge.compare import differences
+from ..target.adapter import AdapterError, load_adapter
+from ..target.runner import execute
 
 __all__ = ["quick_check", "shipped_scenarios"]
 

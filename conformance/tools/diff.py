@@ -42,12 +42,12 @@ from spec.model.trace import (
 if sys.version_info < (3, 11):  # Python 3.10
     from exceptiongroup import BaseExceptionGroup
 
-from .generate.shrink import shrink
-from .generate.strategies import scenarios
-from .judge.compare import values_equal
-from .snippet import describe
-from .target.adapter import Adapter, Generation
-from .target.runner import execute
+from ..generate.shrink import shrink
+from ..generate.strategies import scenarios
+from ..judge.compare import values_equal
+from ..snippet import describe
+from ..target.adapter import Adapter, Generation
+from ..target.runner import execute
 
 __all__ = ["Finding", "compare_traces", "find_differences", "portable", "render", "translate"]
 
