@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from conformance.observed import Observed, hypothesis_section
 from conformance.report.certificate import (
     CERTIFICATE_SCHEMA,
     SCHEMA_VERSION,
@@ -30,6 +29,7 @@ from conformance.report.verdicts import (
     rule_entries,
     summary,
 )
+from conformance.session.observed import Observed, hypothesis_section
 from spec.catalogue import load_catalogue
 
 CATALOGUE = load_catalogue()

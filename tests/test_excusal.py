@@ -17,10 +17,10 @@ import pytest
 from hypothesis import core
 
 from conformance.adapter import NamespaceAdapter
-from conformance.expectations import ExpectationsError, parse_scopes
 from conformance.judge.check import check
 from conformance.judge.excusal import Excusals
 from conformance.search.sweep import run_sweep
+from conformance.session.expectations import ExpectationsError, parse_scopes
 from spec.model.codec import scenario_from_dict, scenario_to_dict
 from tests.mutants._build import build
 from tests.mutants.kwargs_empty_dict import MUTATIONS as KWARGS_DICT

@@ -21,10 +21,10 @@ import pytest
 from hypothesis import core, settings
 
 import conformance.search.sweep as sweep_module
-from conformance import profiles
 from conformance.adapter import Adapter, load_adapter
 from conformance.judge.check import Checked, check
-from conformance.observed import Observed, hypothesis_section
+from conformance.session import profiles
+from conformance.session.observed import Observed, hypothesis_section
 from spec.model import Scenario, scenario_to_dict
 from tests import suite_runs
 from tests.quality.cli import certification

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from conformance.adapter import Adapter, release_of
-from conformance.bodies import APPLICABLE, sandboxed
 from conformance.generate.steps import Op
 from conformance.judge.divergence import block
 from conformance.search.lockstep import Lockstep, run_lockstep
+from conformance.session.bodies import APPLICABLE, sandboxed
 from spec.model.engine import Engine
 from spec.model.raising import ModelRaise
 from spec.model.scenario import (

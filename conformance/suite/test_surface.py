@@ -17,9 +17,9 @@ from collections.abc import Callable
 import pytest
 
 from conformance.adapter import Adapter
-from conformance.runstate import one_line, state_of
 from conformance.sandbox.faults import ImplementationFault, ImplementationTampered, RemoteError
 from conformance.sandbox.parent import SandboxedImplementation
+from conformance.session.runstate import one_line, state_of
 from conformance.surface import judge
 from conformance.surface.probe import sweep
 from conformance.surface.syntax import parts, syntax

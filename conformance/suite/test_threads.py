@@ -16,9 +16,9 @@ import pytest
 
 from conformance.adapter import Adapter
 from conformance.base.safe import name_of, repr_of, text_of
-from conformance.bodies import sandboxed
 from conformance.judge.failure import adapter_script, fail
 from conformance.sandbox.timing import RERUN_FACTOR
+from conformance.session.bodies import sandboxed
 
 THREADS, CALLS = 8, 500
 #: Seconds the threads of one test may take together (they take well under one). Threads still

@@ -65,10 +65,10 @@ def _timed(module: Any, name: str, key: str, totals: dict[str, float]) -> Iterat
 def run(examples: int = 2000, profile: str = "thorough") -> SweepResult:
     from hypothesis import settings
 
-    from conformance import profiles
     from conformance.adapter import load_adapter
     from conformance.judge import check as check_module
     from conformance.search.sweep import run_sweep
+    from conformance.session import profiles
 
     profiles.register()
     settings.load_profile(profile)  # the benchmark is a script: the profile stays loaded

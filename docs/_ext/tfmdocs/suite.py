@@ -72,7 +72,7 @@ class ProfilesDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         from hypothesis import Phase, settings
 
-        from conformance import profiles
+        from conformance.session import profiles
 
         tfm_data.note_generated(self.env)
         profiles.register()

@@ -12,10 +12,12 @@ from typing import Any, NoReturn
 import pytest
 from hypothesis import settings
 
+from ..judge.attribution import RESTORE_RULES
+from ..report.verdicts import Failure, TestOutcome, normalise
+from ..sandbox.parent import SandboxedImplementation
+from ..target import noise
 from .bodies import APPLICABLE, may_name
-from .judge.attribution import RESTORE_RULES
 from .observed import Observed, read_settings
-from .report.verdicts import Failure, TestOutcome, normalise
 from .runstate import (
     CONTROLLER,
     NOISE_PROPERTY,
@@ -27,8 +29,6 @@ from .runstate import (
     shown_nodeid,
     state_of,
 )
-from .sandbox.parent import SandboxedImplementation
-from .target import noise
 
 # -- running ---------------------------------------------------------------------------------
 

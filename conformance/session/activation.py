@@ -14,16 +14,16 @@ from hypothesis.errors import InvalidArgument
 
 from spec.catalogue import CatalogueError, load_catalogue
 
+from ..report import evidence
+from ..report.verdicts import MUST_LEVELS
+from ..sandbox import processes
+from ..sandbox.parent import ImplementationFault, RemoteError, SandboxedImplementation
+from ..target.adapter import AdapterError, put_impl_path
 from . import profiles, reportsdir
 from .expectations import ExpectationsError, load_expectations, load_scopes, load_surface_scopes
 from .observed import expected_settings
-from .report import evidence
-from .report.verdicts import MUST_LEVELS
 from .runstate import DEFAULT_IMPL, DEFAULT_TIMEOUT, RunState, names_suite, one_line, state_of
-from .sandbox import processes
-from .sandbox.parent import ImplementationFault, RemoteError, SandboxedImplementation
 from .selection import SelectionError, parse_rules
-from .target.adapter import AdapterError, put_impl_path
 
 # -- options and activation ------------------------------------------------------------------
 
@@ -87,7 +87,7 @@ def _exhaustive_given(config: pytest.Config) -> str | None:
 def _exhaustive(config: pytest.Config, state: RunState) -> Any:
     """The scope of the run's exhaustive part (None: none): --exhaustive's, else under
     --certify the default scope."""
-    from .exhaustive.scope import ScopeError, default_scope, parse_scope
+    from ..exhaustive.scope import ScopeError, default_scope, parse_scope
 
     assert state.adapter is not None
     generation = state.adapter.generation

@@ -53,7 +53,7 @@ def parse_rules(text: str, catalogue: Catalogue) -> tuple[str, ...]:
 
 def suite_modules() -> frozenset[str]:
     """The file names of the suite's test modules (``test_examples.py``, ...)."""
-    here = Path(__file__).parent / "suite"
+    here = Path(__file__).parents[1] / "suite"
     return frozenset(path.name for path in here.glob("test_*.py"))
 
 

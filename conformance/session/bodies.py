@@ -17,10 +17,10 @@ from typing import Any, overload
 
 import pytest
 
+from ..sandbox.faults import ImplementationFault, RemoteError
+from ..sandbox.parent import SandboxedImplementation
+from ..sandbox.replies import NOISE_KEY
 from .observed import snapshot
-from .sandbox.faults import ImplementationFault, RemoteError
-from .sandbox.parent import SandboxedImplementation
-from .sandbox.replies import NOISE_KEY
 
 __all__ = ["APPLICABLE", "RESERVED_PROPERTIES", "may_name", "sandboxed"]
 
@@ -101,7 +101,7 @@ def may_name(function: object) -> tuple[str, ...] | str | None:
 def _noted(properties: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     """``properties`` without the body's noise warnings, which are counted for the run, and
     without any the suite's process records itself."""
-    from .target import noise
+    from ..target import noise
 
     for key, value in properties:
         if key == NOISE_KEY:

@@ -19,7 +19,7 @@ import pytest
 __all__ = ["SUITE_DIR", "pytest_pycollect_makemodule", "suite_nodeid"]
 
 #: The folder of the suite's test modules, in this installation of the package.
-SUITE_DIR = Path(__file__).resolve().parent / "suite"
+SUITE_DIR = Path(__file__).resolve().parents[1] / "suite"
 
 
 def suite_nodeid(module_path: Path) -> str | None:

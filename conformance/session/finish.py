@@ -12,11 +12,9 @@ from typing import Any
 
 import pytest
 
-from .expectations import stale_entries
-from .observed import expected_settings, hypothesis_section
-from .report.certificate import build_certificate, dumps, spec_version
-from .report.headline import badge, counts, run_line, terminal_lines
-from .report.verdicts import (
+from ..report.certificate import build_certificate, dumps, spec_version
+from ..report.headline import badge, counts, run_line, terminal_lines
+from ..report.verdicts import (
     MUST_LEVELS,
     RuleVerdict,
     aggregate,
@@ -25,14 +23,16 @@ from .report.verdicts import (
     rule_entries,
     summary,
 )
+from ..sandbox import processes
+from ..sandbox.parent import SandboxedImplementation
+from ..target import noise
+from ..target.compiled import summarise
+from ..version import __version__
+from .expectations import stale_entries
+from .observed import expected_settings, hypothesis_section
 from .reportsdir import write_run
 from .runstate import PROCESSES_OUTPUT, TAMPERED_OUTPUT, RunState, one_line, state_of
-from .sandbox import processes
-from .sandbox.parent import SandboxedImplementation
 from .selection import Selection
-from .target import noise
-from .target.compiled import summarise
-from .version import __version__
 
 # -- reporting -------------------------------------------------------------------------------
 
@@ -253,7 +253,7 @@ def _exhaustive_entry(state: RunState) -> dict[str, Any]:
     up; null when no chunk reported, e.g. a selection without them), else nothing."""
     if state.exhaustive is None:
         return {}
-    from .exhaustive.report import add_up_chunks
+    from ..exhaustive.report import add_up_chunks
 
     tallies = [o.exhaustive for o in state.outcomes.values() if o.exhaustive is not None]
     entry = add_up_chunks(tallies)

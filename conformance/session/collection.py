@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from ..report.verdicts import TestOutcome
+from ..target.adapter import FEATURES
 from .activation import activate
-from .report.verdicts import TestOutcome
 from .reportsdir import clear_previous
 from .runstate import (
     CONTROLLER,
@@ -22,7 +23,6 @@ from .runstate import (
     state_of,
 )
 from .selection import Selection, describe
-from .target.adapter import FEATURES
 
 
 @pytest.hookimpl(tryfirst=True)

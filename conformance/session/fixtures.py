@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
+from ..judge.check import Target
+from ..judge.excusal import Excusals
+from ..report.api import Certificate, certify
+from ..sandbox import processes
+from ..sandbox.parent import SandboxedImplementation
 from .activation import load
-from .judge.check import Target
-from .judge.excusal import Excusals
-from .report.api import Certificate, certify
 from .runstate import DEFAULT_IMPL, DEFAULT_TIMEOUT, KEY, state_of
-from .sandbox import processes
-from .sandbox.parent import SandboxedImplementation
 
 # -- fixtures --------------------------------------------------------------------------------
 

@@ -11,9 +11,9 @@ import pytest
 
 from spec.catalogue import Catalogue
 
-from .judge.check import Target
+from ..judge.check import Target
+from ..report.verdicts import TestOutcome
 from .observed import Observed
-from .report.verdicts import TestOutcome
 from .selection import Selection
 
 SUITE = "conformance.suite"
