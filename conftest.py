@@ -18,7 +18,8 @@ import os
 import pytest
 from hypothesis import settings
 
-from conformance import plugin, profiles
+from conformance import plugin
+from conformance.session import profiles
 
 #: --dist loadgroup keeps each xdist_group on one worker on every pytest (tests/xdist_groups.py);
 #: a session that starts the same run of the suite twice fails (tests/suite_runs.py)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the names below are, for type checkers
-    from .api import Certificate, CertifyError, FailureReport, RuleResult, certify, load_certificate
-    from .quick import quick_check
+    from .report.api import Certificate, CertifyError, FailureReport, RuleResult, certify, load_certificate
+    from .tools.quick import quick_check
 
 from .version import __version__
 
@@ -24,9 +24,9 @@ _API = {"Certificate", "CertifyError", "FailureReport", "RuleResult", "certify",
 def __getattr__(name: str) -> Any:
     # Imported on first use: the pytest plugin imports this package and needs none of it.
     if name in _API:
-        from . import api
+        from .report import api
         return getattr(api, name)
     if name == "quick_check":
-        from .quick import quick_check
+        from .tools.quick import quick_check
         return quick_check
     raise AttributeError(f"module 'conformance' has no attribute {name!r}")

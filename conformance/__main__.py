@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .adapter import Adapter, AdapterError, load_adapter, put_impl_path
+from .target.adapter import Adapter, AdapterError, load_adapter, put_impl_path
 
 _EPILOG = """\
 examples:
@@ -145,7 +145,7 @@ def _plugin_autoloads() -> bool:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from .verify import VerifyError, verify
+    from .report.verify import VerifyError, verify
 
     if args.workers is not None and args.workers < 1:
         raise _UsageError("--workers must be at least 1")
@@ -170,7 +170,7 @@ class _UsageError(Exception):
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from .diff import find_differences, render
+    from .tools.diff import find_differences, render
 
     if len(args.impl) != 2:
         raise _UsageError(f"diff needs --impl exactly twice (got {len(args.impl)})")
@@ -216,9 +216,9 @@ def _snippet(args: argparse.Namespace) -> int:
 def _texts(args: argparse.Namespace) -> int:
     import json
 
-    from .adapter import AdapterError
-    from .measure import measure
-    from .sandbox import ImplementationFault, SandboxedImplementation
+    from .sandbox.parent import ImplementationFault, SandboxedImplementation
+    from .target.adapter import AdapterError
+    from .tools.measure import measure
 
     _use_impl_path(args)
     try:  # in a sandbox process, as the suite runs it: a crash costs one example, not the run

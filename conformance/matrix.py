@@ -1,9 +1,9 @@
 """The compatibility matrix: rules by implementation, generated from committed certificates.
 
 ``python -m conformance.matrix`` rewrites ``docs/_generated/glance.rst`` (each torch release,
-what it breaks and why, see :mod:`conformance.glance`), ``docs/_generated/matrix.rst`` (a column
+what it breaks and why, see :mod:`conformance.tools.glance`), ``docs/_generated/matrix.rst`` (a column
 per certificate in ``docs/certificates/``) and ``docs/_generated/evolution.rst`` (each rule
-across the torch releases, see :mod:`conformance.evolution`); ``--check`` only says whether the
+across the torch releases, see :mod:`conformance.tools.evolution`); ``--check`` only says whether the
 committed pages are outdated.
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 
 from spec.catalogue import load_catalogue
 
-from .evolution import divergences, release_of, render_evolution
-from .glance import render_glance
+from .tools.evolution import divergences, release_of, render_evolution
+from .tools.glance import render_glance
 
 #: Where the certificates and the generated table live, relative to the repository's root.
 CERTIFICATES = Path("docs", "certificates")

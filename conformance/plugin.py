@@ -1,11 +1,11 @@
 """The pytest plugin of the conformance suite (the ``pytest11`` entry point ``conformance.plugin``).
 
 This module only gathers the hooks and fixtures; each concern lives in its own module:
-:mod:`conformance.activation` (options, loading the implementation, the hypothesis profile),
-:mod:`conformance.collection` (markers and rule selection), :mod:`conformance.recording`
-(running each test and recording its outcome), :mod:`conformance.fixtures` and
-:mod:`conformance.finish` (verdicts, the certificate and the terminal summary),
-:mod:`conformance.nodeids` (the suite's test IDs, wherever it is installed).
+:mod:`conformance.session.activation` (options, loading the implementation, the hypothesis profile),
+:mod:`conformance.session.collection` (markers and rule selection), :mod:`conformance.session.recording`
+(running each test and recording its outcome), :mod:`conformance.session.fixtures` and
+:mod:`conformance.session.finish` (verdicts, the certificate and the terminal summary),
+:mod:`conformance.session.nodeids` (the suite's test IDs, wherever it is installed).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from .activation import pytest_addoption, pytest_configure
-from .collection import (
+from .session.activation import pytest_addoption, pytest_configure
+from .session.collection import (
     pytest_collection_finish,
     pytest_collection_modifyitems,
     pytest_deselected,
@@ -23,8 +23,8 @@ from .collection import (
     pytest_testnodedown,
     pytest_xdist_node_collection_finished,
 )
-from .finish import pytest_report_header, pytest_sessionfinish, pytest_terminal_summary
-from .fixtures import (
+from .session.finish import pytest_report_header, pytest_sessionfinish, pytest_terminal_summary
+from .session.fixtures import (
     adapter,
     excused,
     exhaustive_scope,
@@ -35,8 +35,8 @@ from .fixtures import (
     rule_timeout,
     tfmode_certify,
 )
-from .nodeids import pytest_pycollect_makemodule
-from .recording import (
+from .session.nodeids import pytest_pycollect_makemodule
+from .session.recording import (
     RuleTimeout,
     pytest_runtest_call,
     pytest_runtest_logreport,
@@ -45,7 +45,7 @@ from .recording import (
     pytest_sessionstart,
     pytest_timeout_set_timer,
 )
-from .runstate import suite_active
+from .session.runstate import suite_active
 
 __all__ = [
     "ENTRY_POINT",

@@ -16,8 +16,8 @@ from types import ModuleType
 import pytest
 from htmlpage import Element, parse
 
-from conformance import namespace as contract
 from conformance.adapter import FEATURES, AdapterError, NamespaceAdapter
+from conformance.target import namespace as contract
 from tests.namespace_copies import copy_2022, copy_stack, remove
 
 COPIES: dict[contract.Generation, Callable[[], ModuleType]] = {"2022": copy_2022,

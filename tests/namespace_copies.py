@@ -8,7 +8,7 @@ import types
 from typing import Any
 
 import reference_impl
-from conformance import namespace as contract
+from conformance.target import namespace as contract
 
 
 def _module(name: str, source: types.ModuleType) -> types.ModuleType:

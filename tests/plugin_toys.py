@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conformance.report import MUST_LEVELS
+from conformance.report.verdicts import MUST_LEVELS
 from spec.catalogue import load_catalogue
 
 ROOT = Path(__file__).resolve().parent.parent

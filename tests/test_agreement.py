@@ -9,9 +9,9 @@ from hypothesis import assume, given, settings
 
 import reference_impl
 from conformance.adapter import NamespaceAdapter
-from conformance.compare import differences
-from conformance.runner import execute
-from conformance.strategies import scenarios
+from conformance.generate.strategies import scenarios
+from conformance.judge.compare import differences
+from conformance.target.runner import execute
 from spec.model import Scenario, Unbounded, Unspecified, predict, scenario_from_dict, scenario_to_dict
 
 ADAPTER = NamespaceAdapter(reference_impl)

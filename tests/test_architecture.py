@@ -1,7 +1,8 @@
 """The shape of the code: no import cycle among the modules of ``spec`` and ``conformance`` (imports
-made inside functions and under ``TYPE_CHECKING`` included), and no module of 400 lines or more
+made inside functions and under ``TYPE_CHECKING`` included), no module of 400 lines or more
 there or in ``reference_impl`` (a torch-like namespace, whose package and submodules import each
-other as torch's do).
+other as torch's do), and ``conformance``'s subpackages in layers (:data:`LAYERS`, bottom to top:
+docs/design.rst draws them) that import only the layers their docstrings allow.
 
 The import graph is read from the source with :mod:`ast`, not by importing anything.
 """
@@ -110,3 +111,89 @@ def test_a_cycle_is_found_however_it_is_imported(tmp_path: Path, lazy: bool) -> 
     (package / "b.py").write_text(b)
     (package / "c.py").write_text("from . import a\n")
     assert cycles(imports(modules(tmp_path, ("pkg",)))) == [["pkg.a", "pkg.b"]]
+
+
+# The layers of ``conformance``, bottom to top: each subpackage (or top-level module) and what it
+# may import of the others; its package docstring says the same. A unit may only allow units
+# listed before it, so that every import points down.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("version", ()),
+    ("base", ()),
+    ("generate", ()),
+    ("snippet", ("generate",)),
+    ("surface", ("base",)),
+    ("target", ("base", "surface")),
+    ("adapter", ("target",)),
+    ("sandbox", ("base", "target")),
+    ("judge", ("base", "generate", "snippet", "target", "sandbox")),
+    ("search", ("base", "generate", "snippet", "target", "sandbox", "judge")),
+    ("exhaustive", ("base", "target", "sandbox", "judge")),
+    ("report", ("version",)),
+    ("tools", ("base", "generate", "snippet", "surface", "target", "sandbox", "judge", "search")),
+    ("conformance", ("version", "report", "tools")),
+    ("matrix", ("tools",)),
+    ("release", ()),
+    ("__main__", ("version", "base", "generate", "snippet", "surface", "target", "adapter", "sandbox",
+                  "judge", "search", "exhaustive", "report", "tools", "matrix", "release")),
+    ("session", ("version", "base", "generate", "snippet", "surface", "target", "sandbox", "judge",
+                 "search", "exhaustive", "report")),
+    ("plugin", ("session",)),
+    ("suite", ("version", "base", "generate", "snippet", "surface", "target", "adapter", "sandbox",
+               "judge", "search", "exhaustive", "report", "session")),
+)
+
+
+def unit(module: str) -> str:
+    """The layer a module of ``conformance`` belongs to: its subpackage, or the top-level module
+    itself (``conformance`` for the package's ``__init__``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def test_the_layer_table_points_down() -> None:
+    seen: set[str] = set()
+    for name, allowed in LAYERS:
+        assert set(allowed) <= seen, f"{name} allows a unit above it: {sorted(set(allowed) - seen)}"
+        seen.add(name)
+
+
+def test_every_unit_of_conformance_has_a_layer() -> None:
+    units = {unit(name) for name in modules(packages=("conformance",))}
+    placed = {name for name, _ in LAYERS}
+    assert units == placed, f"without a layer: {sorted(units - placed)}; gone: {sorted(placed - units)}"
+
+
+def test_each_layer_imports_only_what_it_allows() -> None:
+    allowed = dict(LAYERS)
+    upward = sorted(f"{source} -> {target}"
+                    for source, targets in imports(modules(packages=("conformance",))).items()
+                    for target in targets
+                    if unit(source) != unit(target) and unit(target) not in allowed[unit(source)])
+    assert not upward, f"imports the layer table does not allow: {upward}"
+
+
+SUBPACKAGES = sorted(name.split(".")[1] for name, path in modules(packages=("conformance",)).items()
+                     if name.count(".") == 1 and path.name == "__init__.py")
+
+
+@pytest.mark.parametrize("name", [name for name in SUBPACKAGES if name != "suite"])
+def test_each_subpackage_says_what_it_may_import(name: str) -> None:
+    # The package docstring names every unit its layer may import (as conformance.NAME); the
+    # suite's tests, at the top, may import every layer but the plugin's entry point.
+    doc = ast.get_docstring(ast.parse((ROOT / "conformance" / name / "__init__.py").read_text("utf-8")))
+    assert doc, f"conformance.{name} has no package docstring"
+    missing = [u for u in dict(LAYERS)[name] if f"conformance.{u}" not in doc]
+    assert not missing, f"conformance.{name}'s docstring does not name {missing}"
+
+
+def test_an_upward_import_is_found(tmp_path: Path) -> None:
+    # The check itself: a module of a lower layer importing one of a higher layer.
+    for folder in ("conformance", "conformance/base", "conformance/judge"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "conformance/judge/check.py").write_text("X = 1\n")
+    (tmp_path / "conformance/base/safe.py").write_text("def f() -> int:\n    from ..judge.check import X\n"
+                                                         "    return X\n")
+    graph = imports(modules(tmp_path, ("conformance",)))
+    assert graph["conformance.base.safe"] == {"conformance.judge.check"}
+    assert "judge" not in dict(LAYERS)[unit("conformance.base.safe")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from conformance.comparison import attribute
+from conformance.judge.comparison import attribute
 from spec.model import predict, scenario_from_dict
 from spec.model.stack import predict_stack
 from spec.model.trace import Message, Raised, Returned, Settled, Trace, WarningEmitted

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from conformance.adapter import NamespaceAdapter
-from conformance.check import check
-from conformance.runner import execute
-from conformance.sandbox import SandboxedImplementation
-from conformance.tracewire import decode_trace, encode_trace
-from conformance.wire import WireError
+from conformance.judge.check import check
+from conformance.sandbox.parent import SandboxedImplementation
+from conformance.sandbox.tracewire import decode_trace, encode_trace
+from conformance.sandbox.wire import WireError
+from conformance.target.runner import execute
 from spec.model import scenario_from_dict
 from spec.model.trace import Built
 from tests.mutants._build import Mutation, build

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conformance.certificate import (
+from conformance.report.certificate import (
     CERTIFICATE_SCHEMA,
     SCHEMA_VERSION,
     build_certificate,
@@ -19,9 +19,8 @@ from conformance.certificate import (
     validate_certificate,
     write_atomically,
 )
-from conformance.headline import badge, headline, level_line
-from conformance.observed import Observed, hypothesis_section
-from conformance.report import (
+from conformance.report.headline import badge, headline, level_line
+from conformance.report.verdicts import (
     Failure,
     TestOutcome,
     aggregate,
@@ -30,6 +29,7 @@ from conformance.report import (
     rule_entries,
     summary,
 )
+from conformance.session.observed import Observed, hypothesis_section
 from spec.catalogue import load_catalogue
 
 CATALOGUE = load_catalogue()

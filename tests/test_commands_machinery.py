@@ -216,7 +216,7 @@ def test_a_run_that_does_not_do_what_the_registry_states_fails(tmp_path: Path) -
         "tox -e conformance -- --impl M" = { with = { M = "no_such_module" }, certificate = { fail = 0 } }
         "tox -e conformance -- I" = { with = { I = "--impl=no" }, shorter = "-x", reason = "r", writes = "x" }
         [named]
-        "python -m conformance._child" = {}
+        "python -m conformance.sandbox._child" = {}
         """)
     problems = [exercise(entry, ws) for entry in entries]
     assert "no match for '^no such line$'" in problems[0][0]

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import importlib.util
 
-from conformance.compiled import Compilation, summarise, tally
-from conformance.report import TestOutcome, aggregate, level_reached
+from conformance.report.verdicts import TestOutcome, aggregate, level_reached
+from conformance.target.compiled import Compilation, summarise, tally
 from spec.catalogue import load_catalogue
 from spec.model.codec import scenario_from_dict
 
@@ -77,9 +77,9 @@ if TORCH:  # the rest needs torch.compile
     import torch
 
     from conformance.adapter import NamespaceAdapter
-    from conformance.check import check
-    from conformance.compiled import run_compiled
-    from conformance.runner import execute
+    from conformance.judge.check import check
+    from conformance.target.compiled import run_compiled
+    from conformance.target.runner import execute
     from spec.examples import load_examples
     from spec.model.trace import HandlerRun, Returned
 

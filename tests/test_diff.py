@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from conformance.__main__ import main
-from conformance.diff import compare_traces, portable, translate
+from conformance.tools.diff import compare_traces, portable, translate
 from spec.model.scenario import (
     Behaviour,
     Disable,

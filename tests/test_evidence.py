@@ -1,5 +1,5 @@
-"""The certificate's evidence (conformance.evidence), verify's comparison (conformance.verify)
-and the reports folder's checks (conformance.reportsdir), without running the suite."""
+"""The certificate's evidence (conformance.report.evidence), verify's comparison (conformance.report.verify)
+and the reports folder's checks (conformance.session.reportsdir), without running the suite."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from conformance import evidence, reportsdir
-from conformance.verify import VerifyError, compare, load, rerun_command
+from conformance.report import evidence
+from conformance.report.verify import VerifyError, compare, load, rerun_command
+from conformance.session import reportsdir
 
 ROOT = Path(__file__).resolve().parent.parent
 

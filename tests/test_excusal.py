@@ -17,10 +17,10 @@ import pytest
 from hypothesis import core
 
 from conformance.adapter import NamespaceAdapter
-from conformance.check import check
-from conformance.excusal import Excusals
-from conformance.expectations import ExpectationsError, parse_scopes
-from conformance.sweep import run_sweep
+from conformance.judge.check import check
+from conformance.judge.excusal import Excusals
+from conformance.search.sweep import run_sweep
+from conformance.session.expectations import ExpectationsError, parse_scopes
 from spec.model.codec import scenario_from_dict, scenario_to_dict
 from tests.mutants._build import build
 from tests.mutants.kwargs_empty_dict import MUTATIONS as KWARGS_DICT
@@ -100,7 +100,7 @@ def test_the_sweep_goes_on_past_an_excused_divergence(monkeypatch: pytest.Monkey
 TOY = '''
 import json
 import pytest
-from conformance.check import check
+from conformance.judge.check import check
 from tests.test_excusal import BOTH_IN_ONE_RUN, PAIR
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conformance.adapter import NamespaceAdapter
-from conformance.check import check
+from conformance.judge.check import check
 from spec.catalogue import load_catalogue
 from spec.model.codec import scenario_from_dict
 from spec.model.scenario import Scenario

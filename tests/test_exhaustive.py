@@ -9,12 +9,12 @@ from dataclasses import replace
 
 import pytest
 
-from conformance.check import check
 from conformance.exhaustive.batch import check_all
 from conformance.exhaustive.enumeration import scenarios
 from conformance.exhaustive.scope import DEFAULTS, LARGES, ScopeError, parse_scope
 from conformance.exhaustive.symmetry import canonical
-from conformance.sandbox import SandboxedImplementation
+from conformance.judge.check import check
+from conformance.sandbox.parent import SandboxedImplementation
 from spec.model.scenario import (
     Arg,
     Behaviour,

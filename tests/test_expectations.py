@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.expectations import (
+from conformance.session.expectations import (
     ExpectationsError,
     load_expectations,
     parse_expectations,

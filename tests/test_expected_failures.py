@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.expectations import load_expectations
+from conformance.session.expectations import load_expectations
 from spec.catalogue import load_catalogue
 
 if sys.version_info >= (3, 11):

@@ -1,8 +1,8 @@
 """Failure messages an implementer can act on, and stateful runs turned into reproductions.
 
-The pieces, in this process: the character-level diff of two texts (conformance.textdiff),
-the description of a scenario's differences (conformance.divergence), the scenario a
-stateful run's steps amount to (conformance.steps) and the script that replays them
+The pieces, in this process: the character-level diff of two texts (conformance.base.textdiff),
+the description of a scenario's differences (conformance.judge.divergence), the scenario a
+stateful run's steps amount to (conformance.generate.steps) and the script that replays them
 (conformance.snippet.steps). tests/test_suite_failures.py runs the whole suite.
 """
 
@@ -18,14 +18,14 @@ import pytest
 
 import reference_impl
 from conformance.adapter import NamespaceAdapter
-from conformance.check import check
-from conformance.divergence import describe_differences, text_offsets
-from conformance.failure import fail, shown
-from conformance.runner import execute
+from conformance.base.textdiff import MAX_SHOWN, first_difference, shorten, text_diff
+from conformance.generate.steps import Op, as_scenario, why_not
+from conformance.judge.check import check
+from conformance.judge.divergence import describe_differences, text_offsets
+from conformance.judge.failure import fail, shown
 from conformance.snippet import steps_snippet
-from conformance.steps import Op, as_scenario, why_not
 from conformance.suite.test_stateful import SCENARIO, replace_generation
-from conformance.textdiff import MAX_SHOWN, first_difference, shorten, text_diff
+from conformance.target.runner import execute
 from spec.model import predict, scenario_from_dict
 from spec.model.scenario import Call, Enable, Enter, Push, TensorArg
 from spec.model.trace import Message, Raised, Ref, Trace

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from hypothesis import Phase, settings
 
-from conformance import profiles
 from conformance.adapter import load_adapter
-from conformance.check import check
-from conformance.excusal import Excusals
-from conformance.shrink import shrink
+from conformance.generate.shrink import shrink
+from conformance.judge.check import check
+from conformance.judge.excusal import Excusals
+from conformance.session import profiles
 from conformance.suite import test_generated
 from spec.model import Scenario, scenario_from_dict, scenario_to_dict
 

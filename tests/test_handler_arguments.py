@@ -1,9 +1,9 @@
 """TFM_ARGS_002: a handler run's ``args`` and ``kwargs`` values, predicted, recorded and compared.
 
 The model predicts what each handler receives, described by structure (spec.model.trace.ArgSeen);
-the runner describes what it did receive (conformance.arguments), the description crosses the
-sandbox's boundary as validated JSON (conformance.wire), and the comparison
-(conformance.compare) reports a wrong argument on TFM_ARGS_002, allowing only what the rules
+the runner describes what it did receive (conformance.target.arguments), the description crosses the
+sandbox's boundary as validated JSON (conformance.sandbox.wire), and the comparison
+(conformance.judge.compare) reports a wrong argument on TFM_ARGS_002, allowing only what the rules
 allow: a Python-path function's own keywords (TFM_ARGS_004) and None or ``{}`` for a call
 spread as ``func(*args, **{})`` (TFM_ARGS_003).
 """
@@ -19,19 +19,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.adapter import NamespaceAdapter, load_adapter
-from conformance.arguments import MAX_DEPTH, describe, describe_args, describe_kwargs
-from conformance.attribution import event_rules
-from conformance.compare import args_match, differences, event_matches, kwvalues_match
-from conformance.divergence import describe_differences
-from conformance.runner import execute
-from conformance.tracewire import decode_trace, encode_trace
-from conformance.wire import (
+from conformance.judge.attribution import event_rules
+from conformance.judge.compare import args_match, differences, event_matches, kwvalues_match
+from conformance.judge.divergence import describe_differences
+from conformance.sandbox.tracewire import decode_trace, encode_trace
+from conformance.sandbox.wire import (
     WireError,
     decode_arg,
     decode_event,
     encode_arg,
     encode_event,
 )
+from conformance.target.arguments import MAX_DEPTH, describe, describe_args, describe_kwargs
+from conformance.target.runner import execute
 from spec.examples import load_examples
 from spec.model import predict, scenario_from_dict
 from spec.model.trace import (

@@ -1,4 +1,4 @@
-"""The summary lines and badge texts README.md and docs/ show are what conformance.headline
+"""The summary lines and badge texts README.md and docs/ show are what conformance.report.headline
 makes of the committed certificates they stand for, and the way the README tells CI to read a
 certificate names fields the certificate has and says what the run's exit status says.
 
@@ -6,7 +6,7 @@ Every text in README.md or a page of docs/ (the generated pages aside) that look
 headline (``MUST 64/76: ...``), a line naming an implementation (``torch 2.13.0+cpu (generation
 stack): ...``) or a badge message (``MUST 64/76, 12 expected``, ``fails 2 MUST``,
 ``partial: MUST 7/7``) must be listed in SHOWN with what it is made of; a change of wording in
-conformance.headline, of a committed certificate or of the text fails here.
+conformance.report.headline, of a committed certificate or of the text fails here.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from conformance.certificate import CERTIFICATE_SCHEMA
-from conformance.headline import certificate_verdicts, from_certificate, level_line
+from conformance.report.certificate import CERTIFICATE_SCHEMA
+from conformance.report.headline import certificate_verdicts, from_certificate, level_line
 from tests.commands.registry import load_registry
 
 ROOT = Path(__file__).resolve().parents[1]

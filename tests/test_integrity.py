@@ -1,4 +1,4 @@
-"""The child's tripwire (conformance.integrity): each way of changing the suite's code that the
+"""The child's tripwire (conformance.sandbox.integrity): each way of changing the suite's code that the
 hostile battery uses is noticed, and leaving the suite's code alone is not."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.integrity import MAX_NAMED, Snapshot
+from conformance.sandbox.integrity import MAX_NAMED, Snapshot
 
 SOURCE = '''
 def resolve(target):
@@ -120,7 +120,7 @@ def test_the_real_suite_is_unchanged_by_a_scenario_run() -> None:
     tripwire watches (no false alarm in a clean run)."""
     import reference_impl
     from conformance.adapter import load_adapter
-    from conformance.runner import Run
+    from conformance.target.runner import Run
     from spec.model.codec import load_scenario
 
     taken = Snapshot()

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from conformance.check import check
-from conformance.isolation import ScenarioTimeout, time_limit
-from conformance.sandbox import ImplementationCrashed, ImplementationHung, SandboxedImplementation
+from conformance.judge.check import check
+from conformance.sandbox.isolation import ScenarioTimeout, time_limit
+from conformance.sandbox.parent import ImplementationCrashed, ImplementationHung, SandboxedImplementation
 from spec.examples import load_examples
 
 EXAMPLE = next(e for e in load_examples() if e.name == "test_modes_handle_first")
@@ -90,7 +90,7 @@ def test_a_crash_fails_one_request_and_the_next_runs_on_a_new_process(on_path: P
     impl = SandboxedImplementation(_namespace(on_path, "crashes", "import os; os._exit(7)"))
     try:
         with pytest.raises(ImplementationCrashed, match="exited with status 7"):
-            impl.call("conformance._child:reset", seconds=10, during="a test")
+            impl.call("conformance.sandbox._child:reset", seconds=10, during="a test")
             impl.call("tests.test_isolation:_call_mean", seconds=10, during="a test")
         assert impl.reset() == []  # a fresh child answers
         assert impl.sandbox.restarts == 1
@@ -168,7 +168,7 @@ def test_a_reset_after_a_test_is_asked_only_when_something_ran_since_the_last(
         found = impl.reset(restart=False)
         assert len(found) == 1 and "left current" in found[0], found
         assert impl.reset(restart=False) == []
-        assert sent == ["tests.test_isolation:_leave_a_mode", "conformance._child:reset"]
-        assert impl.reset() == [] and sent[-1] == "conformance._child:reset"  # asked: it may restart
+        assert sent == ["tests.test_isolation:_leave_a_mode", "conformance.sandbox._child:reset"]
+        assert impl.reset() == [] and sent[-1] == "conformance.sandbox._child:reset"  # asked: it may restart
     finally:
         impl.close()

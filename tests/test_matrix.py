@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conformance import evolution, glance, matrix
+from conformance import matrix
+from conformance.tools import evolution, glance
 
 if sys.version_info >= (3, 11):
     import tomllib

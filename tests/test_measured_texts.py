@@ -18,8 +18,8 @@ import pytest
 
 from conformance.__main__ import main
 from conformance.adapter import load_adapter
-from conformance.compare import event_matches, message_pattern
-from conformance.measure import measure, template, text_examples
+from conformance.judge.compare import event_matches, message_pattern
+from conformance.tools.measure import measure, template, text_examples
 from spec.examples import load_examples
 from spec.model import predict
 from spec.model.trace import Message, Raised, WarningEmitted

@@ -1,4 +1,4 @@
-"""The namespace contract (conformance.namespace) is what NamespaceAdapter checks, name by name.
+"""The namespace contract (conformance.target.namespace) is what NamespaceAdapter checks, name by name.
 
 A copy of reference_impl (2022) and a stack-shaped copy of it lose one required name at a time;
 the adapter must refuse each copy with one line naming exactly what was removed. The adapter's
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from conformance import namespace as contract
 from conformance.adapter import AdapterError, NamespaceAdapter
+from conformance.target import namespace as contract
 from tests.namespace_copies import copy_2022, copy_stack, remove
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from conformance import noise
+from conformance.target import noise
 
 NUMPY = "Failed to initialize NumPy: No module named 'numpy' (Triggered internally at x.cpp:84.)"
 NATIVE = ("Defining your `__torch_function__` as a plain method is deprecated and will be an error "

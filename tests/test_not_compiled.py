@@ -1,11 +1,11 @@
 """A test that judged nothing compiled under --compile ends with a skip that names its rules
-and why (conformance.recording.skip_not_compiled); the plugin gives those rules not_compiled."""
+and why (conformance.session.recording.skip_not_compiled); the plugin gives those rules not_compiled."""
 
 from __future__ import annotations
 
 import pytest
 
-from conformance.recording import NOT_COMPILED, skip_not_compiled
+from conformance.session.recording import NOT_COMPILED, skip_not_compiled
 
 
 def test_the_skip_names_every_rule_and_the_reason() -> None:

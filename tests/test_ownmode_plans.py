@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given
 
-from conformance.failure import adapter_script
+from conformance.judge.failure import adapter_script
 from conformance.suite._ownmode_plans import INITIAL, Plan, plans, script_body
 
 

@@ -161,7 +161,7 @@ def test_xdist_runs_give_the_verdicts_of_a_serial_run(pytester: pytest.Pytester)
 
 BLAME = '''
 import pytest
-from conformance.bodies import sandboxed
+from conformance.session.bodies import sandboxed
 
 @pytest.mark.rule("TFM_ARGS_003")
 def test_exposes_another_rules_fault(record_property):

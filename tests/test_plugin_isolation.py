@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conformance.certificate import validate_certificate
+from conformance.report.certificate import validate_certificate
 from tests.plugin_toys import (
     TOY,
     certificate,
@@ -26,7 +26,7 @@ ISOLATION = '''
 import time
 import pytest
 from hypothesis import given, strategies as st
-from conformance.bodies import sandboxed
+from conformance.session.bodies import sandboxed
 
 @pytest.mark.rule("TFM_REENTRY_002")
 @sandboxed
@@ -78,7 +78,7 @@ def test_leaks_hangs_and_recursion_fail_only_their_test(pytester: pytest.Pyteste
     assert rules["TFM_REENTRY_002"]["failures"][0]["message"] == (
         "implementation leaked state: mode <test_toy.test_leaks.<locals>.Left object at 0x…> "
         "left current (the state was reset)")
-    timeout = "conformance.recording.RuleTimeout: Timeout (>2s) from pytest-timeout (--rule-timeout)"
+    timeout = "conformance.session.recording.RuleTimeout: Timeout (>2s) from pytest-timeout (--rule-timeout)"
     assert rules["TFM_REENTRY_003"]["failures"][0]["message"] == timeout
     assert rules["TFM_REENTRY_007"]["failures"][0]["message"] == timeout
     assert rules["TFM_REENTRY_004"]["failures"][0]["message"].startswith("RecursionError")

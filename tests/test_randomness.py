@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 from hypothesis import core, settings
 
-import conformance.sweep as sweep_module
-from conformance import profiles
+import conformance.search.sweep as sweep_module
 from conformance.adapter import Adapter, load_adapter
-from conformance.check import Checked, check
-from conformance.observed import Observed, hypothesis_section
+from conformance.judge.check import Checked, check
+from conformance.session import profiles
+from conformance.session.observed import Observed, hypothesis_section
 from spec.model import Scenario, scenario_to_dict
 from tests import suite_runs
 from tests.quality.cli import certification

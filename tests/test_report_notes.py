@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conformance.headline import terminal_lines
-from conformance.report import TestOutcome, aggregate, level_reached
+from conformance.report.headline import terminal_lines
+from conformance.report.verdicts import TestOutcome, aggregate, level_reached
 from spec.catalogue import load_catalogue
 
 CATALOGUE = load_catalogue()

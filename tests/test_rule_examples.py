@@ -20,8 +20,8 @@ import pytest
 
 import reference_impl
 from conformance.adapter import Adapter, NamespaceAdapter, load_adapter
-from conformance.compare import differences
-from conformance.runner import execute
+from conformance.judge.compare import differences
+from conformance.target.runner import execute
 from spec.catalogue import load_catalogue
 from spec.examples import Example, ExampleError, examples_for, load_examples
 from spec.model import predict, scenario_to_dict

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conformance import CertifyError, load_certificate
-from conformance.certificate import CERTIFICATE_SCHEMA, SCHEMA_VERSION
+from conformance.report.certificate import CERTIFICATE_SCHEMA, SCHEMA_VERSION
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 ACCEPTED = sorted(CERTIFICATE_SCHEMA["properties"]["schema_version"]["enum"])

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conformance.selection import SelectionError, parse_rules
+from conformance.session.selection import SelectionError, parse_rules
 from spec.catalogue import load_catalogue
 
 pytest_plugins = ("pytester",)

@@ -1,8 +1,8 @@
-"""conformance.shrink: simpler candidates keep what the scenario declares about each mode."""
+"""conformance.generate.shrink: simpler candidates keep what the scenario declares about each mode."""
 
 from __future__ import annotations
 
-from conformance.shrink import shrink
+from conformance.generate.shrink import shrink
 from spec.model import Scenario, scenario_from_dict
 
 SCENARIO = {

@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, assume, given, settings
 
 import reference_impl
 from conformance.adapter import NamespaceAdapter
-from conformance.runner import execute
+from conformance.generate.strategies import scenarios
 from conformance.snippet import describe, snippet
-from conformance.strategies import scenarios
+from conformance.target.runner import execute
 from spec.examples import Example, load_examples
 from spec.model import Scenario, predict, scenario_from_dict, scenario_to_dict
 from spec.model.functions import FORMS

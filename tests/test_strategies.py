@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from conformance.strategies import scenarios
+from conformance.generate.strategies import scenarios
 from spec.model import Scenario
 
 QUICK = settings(max_examples=150, deadline=None, database=None,

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from conformance.adapter import NamespaceAdapter
-from conformance.check import check
+from conformance.judge.check import check
 from spec.model import scenario_from_dict
 from tests.mutants._build import Mutation, build
 from tests.quality.cli import REPO, mutant_run, suite_command

@@ -13,7 +13,7 @@ import pytest
 
 import reference_impl
 from conformance.adapter import NamespaceAdapter
-from conformance.expectations import NOWHERE, parse_scopes, parse_surface_scopes
+from conformance.session.expectations import NOWHERE, parse_scopes, parse_surface_scopes
 from conformance.surface import judge, probe
 from conformance.surface.arguments import TENSOR, construct, refine
 from conformance.surface.probe import sweep

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.compare import differences
-from conformance.comparison import attribute
+from conformance.judge.compare import differences
+from conformance.judge.comparison import attribute
 from spec.catalogue import load_catalogue
 from spec.model import predict, scenario_from_dict
 from spec.model.trace import Message, Raised, Trace

@@ -12,10 +12,10 @@ from dataclasses import replace
 
 import reference_impl
 from conformance.adapter import NamespaceAdapter
-from conformance.compare import differences
-from conformance.excusal import judge
-from conformance.runner import execute
-from conformance.threeway import eager_as_reference, reference, templated
+from conformance.judge.compare import differences
+from conformance.judge.excusal import judge
+from conformance.judge.threeway import eager_as_reference, reference, templated
+from conformance.target.runner import execute
 from spec.model import predict
 from spec.model.codec import scenario_from_dict
 from spec.model.trace import Message, Raised, Ref

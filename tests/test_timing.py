@@ -1,4 +1,4 @@
-"""A time-out is confirmed before it counts as a hang (conformance.timing), on a real sandbox."""
+"""A time-out is confirmed before it counts as a hang (conformance.sandbox.timing), on a real sandbox."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.sandbox import ImplementationHung, SandboxedImplementation
-from conformance.timing import (
+from conformance.sandbox.parent import ImplementationHung, SandboxedImplementation
+from conformance.sandbox.timing import (
     HANGS_BEFORE_SHORTER,
     RERUN_FACTOR,
     STARVED_SHARE,

@@ -1,6 +1,6 @@
 """The sandbox's reply protocol: frames of plain JSON, decoded and checked before use.
 
-conformance.wire and conformance.replies encode in the child and check in the suite; the
+conformance.sandbox.wire and conformance.sandbox.replies encode in the child and check in the suite; the
 Sandbox kills a child that sends anything else and runs the next request on a fresh one.
 """
 
@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 
 from conformance.adapter import load_adapter
-from conformance.check import check
-from conformance.replies import (
+from conformance.base.safe import repr_of, text_of
+from conformance.judge.check import check
+from conformance.sandbox.parent import ImplementationMisbehaved, SandboxedImplementation
+from conformance.sandbox.replies import (
     SCENARIO,
     decode_error,
     decode_metadata,
@@ -25,11 +27,8 @@ from conformance.replies import (
     encode_metadata,
     encode_result,
 )
-from conformance.runner import Run, execute
-from conformance.safe import repr_of, text_of
-from conformance.sandbox import ImplementationMisbehaved, SandboxedImplementation
-from conformance.tracewire import decode_trace, encode_trace
-from conformance.wire import (
+from conformance.sandbox.tracewire import decode_trace, encode_trace
+from conformance.sandbox.wire import (
     CUT,
     MAX_FRAME,
     Frames,
@@ -37,6 +36,7 @@ from conformance.wire import (
     frame,
     printable,
 )
+from conformance.target.runner import Run, execute
 from spec.examples import load_examples
 from spec.model import scenario_from_dict, scenario_to_dict
 
@@ -185,7 +185,7 @@ def test_an_implementation_raising_an_unprintable_exception_is_observed_raising(
 
 def _write(request: int | None, kind: str, body: Any) -> None:
     """Write a frame to the reply pipe from inside the child (as an implementation could)."""
-    child = sys.modules["conformance._child"]
+    child = sys.modules["conformance.sandbox._child"]
     os.write(int(sys.argv[2]), frame(child._REQUEST if request is None else request, kind, body))
 
 
@@ -269,7 +269,7 @@ def test_a_mode_that_cannot_be_printed_is_still_reset() -> None:
 
 
 def _stale_reply(adapter: object) -> None:
-    child = sys.modules["conformance._child"]
+    child = sys.modules["conformance.sandbox._child"]
     _write(child._REQUEST - 1, "ok", {"value": None, "threads": 0})
 
 

@@ -1,10 +1,10 @@
 """Many scenarios per round trip: predicted here, run together in the implementation's process,
-then judged one by one exactly as :func:`conformance.check.check` judges them.
+then judged one by one exactly as :func:`conformance.judge.check.check` judges them.
 
 A batch costs one request instead of one per scenario and sends each trace whole instead of
 event by event. What a batch cannot do is tell which scenario crashed or hung the
 implementation: when a batch ends in a fault (or its run raises in the implementation's
-process), each of its scenarios is checked again on its own with :func:`~conformance.check.check`,
+process), each of its scenarios is checked again on its own with :func:`~conformance.judge.check.check`,
 whose time limit, restart and blame are the generated sweep's.
 """
 
@@ -18,13 +18,13 @@ from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
 from spec.model.trace import Trace
 
-from .. import noise
-from ..adapter import release_of
-from ..check import check, scenario_seconds
-from ..checked import Checked, Target, conclude
-from ..excusal import Excusals
-from ..replies import BATCH
-from ..sandbox import ImplementationFault, RemoteError, SandboxedImplementation
+from ..judge.check import check, scenario_seconds
+from ..judge.checked import Checked, Target, conclude
+from ..judge.excusal import Excusals
+from ..sandbox.parent import ImplementationFault, RemoteError, SandboxedImplementation
+from ..sandbox.replies import BATCH
+from ..target import noise
+from ..target.adapter import release_of
 
 #: Scenarios sent in one request.
 BATCH_SIZE = 64

@@ -3,7 +3,8 @@ and prints what each handler sees (:func:`snippet`), and the lines it prints for
 (:func:`describe`); and a script that replays the steps of a stateful run (:func:`steps_snippet`).
 
 The script is written by :mod:`.script` from the scenario's declarations (:mod:`.declarations`)
-and a fixed prelude of helpers (:mod:`.prelude`); :mod:`.trace` says what it prints.
+and a fixed prelude of helpers (:mod:`.prelude`); :mod:`.trace` says what it prints. It may import
+:mod:`conformance.generate` (the steps of a stateful run) and :mod:`spec`; it runs nothing.
 """
 
 from .script import snippet

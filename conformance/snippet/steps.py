@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from spec.model.functions import tensor_data
 from spec.model.scenario import Scenario, TensorArg
 
-from ..steps import CALL_ARGS, Op, listing
+from ..generate.steps import CALL_ARGS, Op, listing
 from .prelude import HELPERS
 from .script import ScriptWriter
 

@@ -11,10 +11,10 @@ from collections.abc import Callable
 
 import pytest
 
-from conformance import badinput
 from conformance.adapter import Adapter
-from conformance.bodies import sandboxed
-from conformance.failure import adapter_script, fail
+from conformance.judge.failure import adapter_script, fail
+from conformance.session import badinput
+from conformance.session.bodies import sandboxed
 
 Record = Callable[[str, object], None]
 

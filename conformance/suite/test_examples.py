@@ -14,10 +14,10 @@ from collections.abc import Callable
 import pytest
 
 from conformance.adapter import features_needed
-from conformance.check import Target, check
-from conformance.compiled import tally
-from conformance.excusal import Excusals
-from conformance.recording import COMPILATION_PROPERTY, skip_not_compiled
+from conformance.judge.check import Target, check
+from conformance.judge.excusal import Excusals
+from conformance.session.recording import COMPILATION_PROPERTY, skip_not_compiled
+from conformance.target.compiled import tally
 from spec.examples import Example, load_examples
 from spec.model import scenario_to_dict
 

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from conformance.check import Target
-from conformance.excusal import Excusals
 from conformance.exhaustive.batch import check_all
 from conformance.exhaustive.enumeration import scenarios
 from conformance.exhaustive.report import EXHAUSTIVE_PROPERTY, Findings
-from conformance.sweep import MAX_FAULTS
+from conformance.judge.check import Target
+from conformance.judge.excusal import Excusals
+from conformance.search.sweep import MAX_FAULTS
 from spec.catalogue import load_catalogue
 from spec.model import Scenario
 

@@ -19,12 +19,12 @@ from collections.abc import Callable
 import pytest
 from hypothesis import Phase, settings
 
-from conformance.check import Target, check
-from conformance.compiled import tally
-from conformance.excusal import Excusals
-from conformance.recording import COMPILATION_PROPERTY
-from conformance.shrink import shrink
-from conformance.sweep import run_sweep
+from conformance.generate.shrink import shrink
+from conformance.judge.check import Target, check
+from conformance.judge.excusal import Excusals
+from conformance.search.sweep import run_sweep
+from conformance.session.recording import COMPILATION_PROPERTY
+from conformance.target.compiled import tally
 from spec.catalogue import load_catalogue
 from spec.model import Scenario, Trace, scenario_to_dict
 

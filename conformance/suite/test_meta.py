@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conformance.check import Target
-from conformance.report import MUST_LEVELS
+from conformance.judge.check import Target
+from conformance.report.verdicts import MUST_LEVELS
 from spec.catalogue import load_catalogue
 
 

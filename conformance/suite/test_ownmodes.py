@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 
 from conformance.adapter import Adapter
-from conformance.bodies import sandboxed
-from conformance.failure import adapter_script, fail
-from conformance.safe import name_of, text_of
+from conformance.base.safe import name_of, text_of
+from conformance.judge.failure import adapter_script, fail
+from conformance.session.bodies import sandboxed
 
 from ._ownmode_plans import _PRELUDE, INITIAL, Plan, plans, script_body
 from ._ownmode_scripts import _DEFAULT, _HANDLER, _INSIDE_BLOCK, _THREAD

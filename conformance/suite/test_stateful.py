@@ -7,7 +7,7 @@ call's handlers must be the ones the model predicts. A divergence fails the rule
 that decide what differs: an error's rules, a call's first differing field, or
 what decides the current mode after the last step. The failure comes with the
 scenario of its (shrunk) steps where one reproduces it, or with a script that
-replays them (conformance.replay).
+replays them (conformance.search.replay).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from conformance.adapter import Adapter, release_of
-from conformance.bodies import APPLICABLE, sandboxed
-from conformance.divergence import block
-from conformance.lockstep import Lockstep, run_lockstep
-from conformance.steps import Op
+from conformance.generate.steps import Op
+from conformance.judge.divergence import block
+from conformance.search.lockstep import Lockstep, run_lockstep
+from conformance.session.bodies import APPLICABLE, sandboxed
 from spec.model.engine import Engine
 from spec.model.raising import ModelRaise
 from spec.model.scenario import (

@@ -17,9 +17,9 @@ from collections.abc import Callable
 import pytest
 
 from conformance.adapter import Adapter
-from conformance.faults import ImplementationFault, ImplementationTampered, RemoteError
-from conformance.runstate import one_line, state_of
-from conformance.sandbox import SandboxedImplementation
+from conformance.sandbox.faults import ImplementationFault, ImplementationTampered, RemoteError
+from conformance.sandbox.parent import SandboxedImplementation
+from conformance.session.runstate import one_line, state_of
 from conformance.surface import judge
 from conformance.surface.probe import sweep
 from conformance.surface.syntax import parts, syntax
@@ -35,7 +35,7 @@ NAMES = "conformance.surface.probe:names"
 #: Callables checked per request, and the seconds a request may take: a fault (a crash, a hang,
 #: garbage) in one request is retried a callable at a time, so it costs only the callable in
 #: flight (TFM_REACH_009 of that callable), and the rest of the sweep goes on in a new process.
-#: As a scenario's time-out is (conformance.timing), the one-callable retry has four times the limit.
+#: As a scenario's time-out is (conformance.sandbox.timing), the one-callable retry has four times the limit.
 #: Every limit is cut to what is left of the sweep's share of --rule-timeout (BUDGET_SHARE; the
 #: rest is for restarts): a callable that hangs costs its own rule, never the whole test.
 CHUNK, CHUNK_SECONDS, ONE_SECONDS, BUDGET_SHARE = 100, 20.0, 80.0, 0.75

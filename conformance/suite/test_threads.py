@@ -15,15 +15,15 @@ from typing import Any
 import pytest
 
 from conformance.adapter import Adapter
-from conformance.bodies import sandboxed
-from conformance.failure import adapter_script, fail
-from conformance.safe import name_of, repr_of, text_of
-from conformance.timing import RERUN_FACTOR
+from conformance.base.safe import name_of, repr_of, text_of
+from conformance.judge.failure import adapter_script, fail
+from conformance.sandbox.timing import RERUN_FACTOR
+from conformance.session.bodies import sandboxed
 
 THREADS, CALLS = 8, 500
 #: Seconds the threads of one test may take together (they take well under one). Threads still
 #: running then are not yet hung: a loaded machine may be slowing them down (see
-#: conformance.timing). They get up to RERUN_FACTOR times as long in all, for as long as they
+#: conformance.sandbox.timing). They get up to RERUN_FACTOR times as long in all, for as long as they
 #: make progress: each PROGRESS_SECONDS, the test's measure of their work must have grown.
 THREAD_SECONDS = 10.0
 PROGRESS_SECONDS = THREAD_SECONDS / 4

@@ -15,6 +15,6 @@ under a recording mode and with duck-typed arguments. It owns four steps:
 - :mod:`.judge` (the suite's process): the account checked and turned into the rules it breaks,
   per callable, with the expected failures scoped to callables applied.
 
-It may import :mod:`conformance.safe` and :mod:`spec`; nothing in it imports the plugin, and the
+It may import :mod:`conformance.base.safe` and :mod:`spec`; nothing in it imports the plugin, and the
 sandbox steps import nothing of the suite's process.
 """

@@ -19,7 +19,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from ..safe import repr_of
+from ..base.safe import repr_of
 from .arguments import TENSOR, Construction
 from .listing import same_callable
 

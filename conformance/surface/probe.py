@@ -26,7 +26,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..safe import repr_of, text_of
+from ..base.safe import repr_of, text_of
 from .alone import check_alone
 from .arguments import Construction, construct, refine
 from .listing import Listed, listed, namer, same_callable

@@ -21,7 +21,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from ..safe import name_of, text_of
+from ..base.safe import name_of, text_of
 from .listing import listed, namer, same_callable
 from .probe import Probe, _same, _shown
 

@@ -139,7 +139,7 @@ class HandlerRun:
     rules: tuple[str, ...] = field(default=(), compare=False)
     #: Per observed field, the rules that decide it (for attributing a divergence).
     why: tuple[tuple[str, tuple[str, ...]], ...] = field(default=(), compare=False)
-    #: ``args`` as the handler received it (``None``: not known; compared by conformance.compare).
+    #: ``args`` as the handler received it (``None``: not known; compared by conformance.judge.compare).
     args: tuple[ArgSeen, ...] | None = field(default=None, compare=False)
     #: ``kwargs``'s items, sorted by key (``None``: not known, or kwargs was no dict); a
     #: prediction names the items the handler must see (others are ``kwargs``'s to allow).
@@ -263,7 +263,7 @@ class Trace:
     #: The rules that decide ``after`` (restoring the mode on every exit path).
     after_rules: tuple[str, ...] = field(default=(), compare=False)
     #: Observed only: warnings the implementation raised for its own reasons, as
-    #: ``(category, first line)`` pairs (never compared; see conformance.noise).
+    #: ``(category, first line)`` pairs (never compared; see conformance.target.noise).
     noise: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     #: Observed only: the call's tensors whose building ran something or raised (never
     #: compared; a failure message says which of its events and its raise the suite caused).

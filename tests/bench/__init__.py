@@ -6,7 +6,7 @@
   tensors (no mode, one and five pass-through modes, a trivial subclass with and without a
   mode, the Python-path function ``split`` under one and five modes);
 * ``depth``: the per-call time against nesting depth 1 to 32, with a least-squares line;
-* ``sweep``: how many generated scenarios per second ``conformance.sweep.run_sweep`` checks
+* ``sweep``: how many generated scenarios per second ``conformance.search.sweep.run_sweep`` checks
   against reference_impl, and where the time goes;
 * ``suite``: the wall time of certifying reference_impl with the ci profile;
 * ``xdist``: the same run under ``pytest -n 2``, its verdicts compared with a serial run's;

@@ -1,11 +1,12 @@
-"""Generated scenarios per second of ``conformance.sweep.run_sweep``, and where the time goes.
+"""Generated scenarios per second of ``conformance.search.sweep.run_sweep``, and where the time goes.
 
 The sweep runs under the ``thorough`` hypothesis profile (only ``max_examples`` is lowered to
-keep the benchmark short). The parts of ``conformance.check.check`` are wrapped with timers:
+keep the benchmark short). The parts of ``conformance.judge.check.check`` are wrapped with timers:
 model prediction (``predict``), execution on reference_impl (``execute``), judging
 (``conclude``: the one comparison pass, attribution, excusal and description). What remains of
-the wall time is hypothesis: drawing each scenario from ``conformance.strategies.scenarios`` plus the engine's
-own book-keeping (choice sequences, the data tree, mutations).
+the wall time is hypothesis: drawing each scenario from
+``conformance.generate.strategies.scenarios`` plus the engine's own book-keeping (choice sequences,
+the data tree, mutations).
 """
 
 from __future__ import annotations
@@ -64,10 +65,10 @@ def _timed(module: Any, name: str, key: str, totals: dict[str, float]) -> Iterat
 def run(examples: int = 2000, profile: str = "thorough") -> SweepResult:
     from hypothesis import settings
 
-    from conformance import check as check_module
-    from conformance import profiles
     from conformance.adapter import load_adapter
-    from conformance.sweep import run_sweep
+    from conformance.judge import check as check_module
+    from conformance.search.sweep import run_sweep
+    from conformance.session import profiles
 
     profiles.register()
     settings.load_profile(profile)  # the benchmark is a script: the profile stays loaded
@@ -102,7 +103,7 @@ def _generation_only(adapter: Any, examples: int) -> tuple[float, float]:
     and the choices a scenario takes on average."""
     from hypothesis import Phase, given, settings
 
-    from conformance.strategies import scenarios
+    from conformance.generate.strategies import scenarios
 
     counts: list[int] = []
 
@@ -142,9 +143,9 @@ def render(result: SweepResult) -> str:
     rows = [
         row("hypothesis: drawing scenarios and the engine's book-keeping", result.hypothesis),
         row("model prediction (``spec.model.predict``)", result.parts["predict"]),
-        row("execution on reference_impl (``conformance.runner.execute``)",
+        row("execution on reference_impl (``conformance.target.runner.execute``)",
             result.parts["execute"]),
-        row("judging (``conformance.check.conclude``: one comparison pass)", result.parts["judge"]),
+        row("judging (``conformance.judge.check.conclude``: one comparison pass)", result.parts["judge"]),
         row("whole sweep", total),
     ]
     head = (f"``run_sweep`` under the ``{result.profile}`` profile: {n} scenarios in "

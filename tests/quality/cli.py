@@ -21,7 +21,7 @@ import pytest
 from tests import suite_runs
 
 REPO = Path(__file__).resolve().parents[2]
-#: The profile of these runs: dev's examples without the shrink phase (conformance.profiles).
+#: The profile of these runs: dev's examples without the shrink phase (conformance.session.profiles).
 #: They read verdicts, not the shrunk scenarios, and shrinking was most of a failing run's time.
 PROFILE = "triage"
 SEED = "0"

@@ -20,8 +20,8 @@ from typing import Any
 import hypothesis
 from hypothesis import settings
 
-from conformance import sweep as sweep_module
-from conformance.profiles import register
+from conformance.search import sweep as sweep_module
+from conformance.session.profiles import register
 from conformance.suite.test_generated import CHUNKS
 from spec.examples import load_examples
 from spec.model import Scenario, Unbounded, Unspecified, predict

@@ -28,9 +28,9 @@ from hypothesis.errors import NoSuchExample
 
 import reference_impl
 from conformance.adapter import NamespaceAdapter
-from conformance.compare import differences
-from conformance.runner import execute
-from conformance.strategies import scenarios
+from conformance.generate.strategies import scenarios
+from conformance.judge.compare import differences
+from conformance.target.runner import execute
 from spec.model import Scenario, Unbounded, Unspecified, predict, scenario_to_dict
 from tests.mutants import MUTANTS
 

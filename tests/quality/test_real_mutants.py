@@ -79,7 +79,7 @@ def test_the_sandbox_child_executes_the_edited_module(runs: dict[str, Result], w
     lines = (workdir / "marker.txt").read_text(encoding="utf-8").split("\n")
     records = [line.split(" ", 1) for line in lines if line]
     assert records, "the edited module was never executed"
-    # Only the sandbox child (python -m conformance._child) imports the implementation.
+    # Only the sandbox child (python -m conformance.sandbox._child) imports the implementation.
     assert all(Path(argv0).name == "_child.py" for _pid, argv0 in records), records
     assert all(int(pid) != os.getpid() for pid, _argv0 in records)
 

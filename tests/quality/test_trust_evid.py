@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from conformance.certificate import SCHEMA_VERSION
+from conformance.report.certificate import SCHEMA_VERSION
 from tests.mutants._build import mutated_sources
 
 from .cli import REPO, SuiteRun, clean_run, run_suite, suite_command

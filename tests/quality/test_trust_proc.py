@@ -169,7 +169,7 @@ def test_sigterm_from_the_implementation_leaves_an_incomplete_certificate(runs: 
 def test_a_killed_suite_leaves_no_process_of_the_implementation(runs: _Runs) -> None:
     """SIGKILL of the suite's process cannot be caught: the run ends with no new certificate,
     and the watchdog ends what the implementation left (the processes carrying the run's
-    token; one that also dropped its environment could survive, see conformance.processes)."""
+    token; one that also dropped its environment could survive, see conformance.sandbox.processes)."""
     run, hostile = runs.get("sigkill")
     assert run.returncode == -signal.SIGKILL, f"exit {run.returncode}\n{run.tail()}"
     assert run.certificate is None

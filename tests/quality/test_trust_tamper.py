@@ -3,7 +3,7 @@
 reference_impl) gets no passing certificate, whether it does so at import or later, inside a
 scenario; serially and with ``-n 2 --certify``.
 
-The forgery itself is in tests/hostile/_tamper.py; without conformance.integrity each of these
+The forgery itself is in tests/hostile/_tamper.py; without conformance.sandbox.integrity each of these
 runs certified the broken namespace (its ``mean`` always raises) at MUST or better.
 """
 
@@ -43,7 +43,7 @@ def test_a_forgery_at_import_is_refused_in_one_line(runs: dict[str, Future[Suite
     run = runs["at-import"].result()
     assert run.returncode == 4, run.tail()
     errors = [line for line in run.output.splitlines() if TAMPERED in line]
-    assert len(errors) == 1 and "conformance._child._resolve replaced" in errors[0], run.tail()
+    assert len(errors) == 1 and "conformance.sandbox._child._resolve replaced" in errors[0], run.tail()
     assert "Traceback" not in run.output, run.tail()
     assert run.certificate is None, "a run refused at load writes no certificate"
 
@@ -54,7 +54,7 @@ def test_a_forgery_in_a_scenario_certifies_nothing(runs: dict[str, Future[SuiteR
     assert run.returncode not in (0, -1), run.tail()
     assert run.certificate is not None, run.tail()
     assert run.certificate["run"]["complete"] is False, run.certificate["run"]
-    assert any(TAMPERED in p and "conformance._child._resolve replaced" in p
+    assert any(TAMPERED in p and "conformance.sandbox._child._resolve replaced" in p
                for p in run.certificate["run"]["problems"]), run.certificate["run"]["problems"]
     assert run.certificate["level"]["reached"] == "none"
     badge = (run.reports / "badge.json").read_text(encoding="utf-8")

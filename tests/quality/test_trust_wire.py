@@ -178,7 +178,7 @@ def test_the_name_and_version_are_cut_and_escaped(
     shown = run.certificate["implementation"]
     assert "\x1b" not in run.output, "the terminal received the name's escapes"
     assert shown["name"].startswith("\\x1b[32m150 passed\\x1b[0m\\r\\n\\x1b[2K"), shown["name"][:200]
-    from conformance.wire import CUT, NAME_SHOWN, VERSION_SHOWN
+    from conformance.sandbox.wire import CUT, NAME_SHOWN, VERSION_SHOWN
 
     assert shown["name"].endswith(CUT) and len(shown["name"]) <= NAME_SHOWN + len(CUT)
     assert shown["version"].startswith("1.0\\n\\x1b[32m150 passed")

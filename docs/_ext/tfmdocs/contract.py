@@ -1,5 +1,5 @@
 """``.. tfm-namespace-contract::`` — the names a torch-like namespace exposes, per generation, and
-the optional features with how each is detected, rendered from ``conformance.namespace``: the
+the optional features with how each is detected, rendered from ``conformance.target.namespace``: the
 tables the adapter checks, so the page cannot say anything else."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class NamespaceContractDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        from conformance import namespace as contract
+        from conformance.target import namespace as contract
 
         tfm_data.note_generated(self.env)
         self.env.note_dependency(contract.__file__ or "")

@@ -200,7 +200,8 @@ def _example(rule: Rule, example: str, impl: str, data: tfm_data.Data,
 @functools.cache
 def _torch_history(root: str) -> tuple[list[dict[str, Any]], dict[tuple[str, str], Any]]:
     """The committed eager torch certificates (oldest first) and their divergences."""
-    from conformance import evolution, matrix
+    from conformance import matrix
+    from conformance.tools import evolution
 
     loaded = [json.loads(path.read_text(encoding="utf-8"))
               for path in matrix.columns(Path(root) / matrix.CERTIFICATES)]
@@ -211,7 +212,7 @@ def _torch_history(root: str) -> tuple[list[dict[str, Any]], dict[tuple[str, str
 def _releases(rule_id: str, data: tfm_data.Data, docname: str) -> nodes.Node:
     """The rule's verdict on each committed torch release, each divergence linked to its
     reason and snippet on the matrix page."""
-    from conformance.evolution import release_of, spans, status_of
+    from conformance.tools.evolution import release_of, spans, status_of
 
     certificates, groups = _torch_history(str(data.root))
     if not certificates:

@@ -72,7 +72,7 @@ class ProfilesDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         from hypothesis import Phase, settings
 
-        from conformance import profiles
+        from conformance.session import profiles
 
         tfm_data.note_generated(self.env)
         profiles.register()
@@ -129,7 +129,7 @@ class CertificateSchemaDirective(SphinxDirective):
     """``.. tfm-certificate-schema::`` — every field of ``certificate.json``, from its schema."""
 
     def run(self) -> list[nodes.Node]:
-        from conformance.certificate import CERTIFICATE_SCHEMA
+        from conformance.report.certificate import CERTIFICATE_SCHEMA
 
         tfm_data.note_generated(self.env)
         rows: list[list[list[nodes.Node]]] = []
@@ -143,7 +143,7 @@ class CertificateExampleDirective(SphinxDirective):
     has_content = True
 
     def run(self) -> list[nodes.Node]:
-        from conformance.certificate import validate_certificate
+        from conformance.report.certificate import validate_certificate
 
         tfm_data.note_generated(self.env)
         text = "\n".join(self.content)

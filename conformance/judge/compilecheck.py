@@ -1,0 +1,108 @@
+"""One scenario checked under ``--compile``: eager and compiled in one process, three ways.
+
+The model predicts; the eager run of the same torch is the compiled run's oracle
+(:mod:`conformance.judge.threeway` builds it from both); the compiled run is judged against it, with
+the expected failures of the compiled run excusing what they name. A scenario Dynamo compiled
+nothing of is not judged at all: it is "not compiled", never a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from spec.model import Unbounded, Unspecified, predict
+from spec.model.scenario import Scenario
+from spec.model.trace import Trace
+
+from ..sandbox.isolation import ScenarioTimeout, time_limit
+from ..sandbox.parent import (
+    ImplementationFault,
+    ImplementationHung,
+    RemoteError,
+    SandboxedImplementation,
+)
+from ..sandbox.timing import confirmed, limit
+from ..target import noise
+from ..target.adapter import release_of
+from ..target.compiled import Compilation, run_compiled
+from ..target.runner import execute
+from .checked import Checked, Target, conclude, faulted, misbehaved
+from .excusal import Excusals
+from .threeway import eager_as_reference, reference
+
+#: Seconds one scenario may take under --compile: both runs, and Dynamo tracing the compiled
+#: one up to twice (fullgraph=True, then fullgraph=False); a scenario takes about a third of a
+#: second, the very first one a few seconds. A time-out is re-run, with COMPILE_RERUN_FACTOR
+#: times as long, before it counts as a hang, and once the implementation has hung a few times
+#: the limit is a quarter of this, as for eager runs (conformance.sandbox.timing).
+COMPILE_SECONDS = 30.0
+#: The re-run of a compiled scenario gets twice its limit, not timing.RERUN_FACTOR times: 30 s
+#: is already ten times what a first compiled scenario takes, and a confirmed hang costs both.
+COMPILE_RERUN_FACTOR = 2.0
+
+
+def compile_seconds(target: Target) -> float:
+    """The time limit of one scenario under --compile on ``target``."""
+    return limit(target, COMPILE_SECONDS)
+
+Observed = tuple[Trace, dict[tuple[str, str], str], Trace, dict[tuple[str, str], str],
+                 Compilation, tuple[str, ...]]
+
+
+def observe_compiled(scenario: Scenario, target: Target, seconds: float) -> Observed:
+    """The eager trace and naming, the compiled trace and naming, how much was compiled, and
+    what the compiled run left behind (a time-out is re-run before it is a hang)."""
+    return confirmed(lambda within: _observe_compiled_once(scenario, target, within), target,
+                     seconds, "running a scenario under torch.compile", COMPILE_RERUN_FACTOR)
+
+
+def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float) -> Observed:
+    if isinstance(target, SandboxedImplementation):
+        try:
+            result = target.call("conformance.sandbox._child:run_scenario_compiled", scenario,
+                                 seconds=seconds, during="running a scenario under torch.compile")
+        except RemoteError as exc:  # the run failed in the implementation's process
+            raise misbehaved(exc) from None
+        eager, eager_naming, compiled, naming, compilation, leaked = result
+        return eager, eager_naming, compiled, naming, compilation, tuple(leaked)
+    try:
+        with time_limit(seconds):
+            eager, eager_naming = execute(scenario, target)
+            target.reset()
+            compiled, naming, compilation = run_compiled(scenario, target)
+    except ScenarioTimeout as exc:
+        raise ImplementationHung(f"the implementation hung: {exc}") from None
+    finally:
+        leaked = tuple(target.reset())
+    return eager, eager_naming, compiled, naming, compilation, leaked
+
+
+def check_compiled(scenario: Scenario, target: Target, seconds: float | None = None,
+                   excused: Excusals | Collection[str] = ()) -> Checked | None:
+    """Like :func:`conformance.judge.check.check`, for the compiled run against the eager one.
+
+    ``None`` when no rule specifies what the scenario does. The result's ``compilation`` says
+    how much Dynamo traced; when it compiled nothing, ``rules`` is empty and nothing was judged.
+    """
+    version = getattr(target, "stack_version", None)
+    try:
+        expected = predict(scenario, version, release_of(target))
+    except (Unbounded, Unspecified):
+        return None
+    try:
+        eager, eager_naming, observed, naming, compilation, leaked = observe_compiled(
+            scenario, target, compile_seconds(target) if seconds is None else seconds)
+    except ImplementationFault as fault:
+        return faulted(scenario, expected, fault)
+    noise.note(observed.noise)
+    if not compilation.compiled:
+        return Checked(scenario, expected, observed, naming, (), (), leaked,
+                       compilation=compilation, eager=eager)
+    oracle = reference(expected, eager, eager_naming)
+    if oracle is None:
+        oracle = eager_as_reference(scenario, expected, eager, eager_naming)
+    heading = (f"compiled differs from eager ({compilation.describe()}); expected is what "
+               "eager torch did:")
+    return conclude(scenario, oracle, observed, naming, leaked, excused, heading=heading,
+                    compilation=compilation, eager=eager)
+

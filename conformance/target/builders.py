@@ -1,0 +1,271 @@
+"""The objects a scenario declares, built for one run, and how the run names what its
+handlers are handed.
+
+:class:`ScenarioObjects` builds the Tensor subclasses (and duck classes), the mode classes and
+the Python functions of a scenario, each handler a closure over names only that finds its run
+in :data:`RUNS` (torch.compile cannot wrap a run in a closure torch's dispatch hands it). It
+names each callable a handler is handed by the scenario's vocabulary (``?name`` for one
+outside it, which passes through unseen). :class:`conformance.target.runner.Run` is the rest of a
+run: the set-up steps, the call, what was observed. This module imports nothing of the runner.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from spec.model.functions import FORMS, FormInfo, handed_args, pyfunc_kernel
+from spec.model.scenario import Action, Behaviour, PyFuncDecl, Scenario
+from spec.model.trace import Constructed, Event
+
+from ..base.safe import attribute_name
+from .adapter import Adapter
+
+__all__ = ["ABSENT", "KEYS", "NOT_PASSED", "RUNS", "Ctx", "ScenarioObjects", "evaluate_form"]
+
+ABSENT = object()
+#: A handler's default for ``kwargs``: it was called with three positional arguments, not
+#: with ``None`` as a fourth (TFM_ARGS_003 tells the two apart).
+NOT_PASSED = object()
+#: Every run not yet finished, by key (see Run.__init__); a run leaves when it is finished.
+RUNS: dict[str, ScenarioObjects] = {}
+KEYS = itertools.count()
+
+
+#: The operators a form may be written with, applied as Python applies them.
+_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "<": operator.lt, "==": operator.eq,
+    "/": operator.truediv, "!=": operator.ne, ">=": operator.ge,
+    "**": operator.pow, "//": operator.floordiv}
+#: The builtins a form may be written with (``abs(x)``), called as Python calls them.
+_BUILTINS: dict[str, Callable[[Any], Any]] = {"abs": abs, "int": int, "reversed": reversed}
+
+
+def evaluate_form(form: FormInfo, args: Sequence[Any]) -> Any:
+    """A syntactic form, evaluated as Python evaluates it (the interpreter picks the method)."""
+    if form.kind == "infix":
+        return _OPERATORS[form.symbol](args[0], args[1])
+    if form.kind == "reflected":
+        return _OPERATORS[form.symbol](args[1], args[0])
+    if form.kind == "inplace":
+        target = args[0]
+        target += args[1]  # Python's in-place protocol: __iadd__, else __add__ and __radd__
+        return target
+    if form.kind == "unary":
+        return -args[0]
+    if form.kind == "len":
+        return len(args[0])
+    if form.kind == "builtin":
+        return _BUILTINS[form.symbol](args[0])
+    if form.kind == "assign":  # a statement, whose value is None
+        args[0][args[1]] = args[2]
+        return None
+    if form.kind == "index":
+        return args[0][handed_args(form, list(args))[1]]
+    return getattr(args[0], form.symbol)  # a property: x.real, x.grad, x.data
+
+
+class Ctx:
+    """The call a runner-built handler is handling."""
+
+    def __init__(self, name: str, func: Callable[..., Any], types: Any, args: Any, kwargs: Any,
+                 cls: type | None, mode: Any) -> None:
+        self.name, self.func, self.types, self.args, self.kwargs = name, func, types, args, kwargs
+        self.cls, self.mode = cls, mode
+
+
+class ScenarioObjects:
+    """The building half of a run (:class:`conformance.target.runner.Run` fills in the rest)."""
+
+    sc: Scenario
+    ad: Adapter
+    key: str
+    events: list[Event]
+    classes: dict[str, type]
+    mode_classes: dict[str, type]
+    instances: dict[str, Any]
+    specials: dict[str, Any]
+    behaviours: dict[str, Behaviour]
+    pydecls: dict[str, PyFuncDecl]
+    idents: dict[int, str]
+    funcs: dict[int, str]
+    handed: list[tuple[Any, str]]
+    #: Whether a callable handed to a handler may be named by identity when its ``id`` is not
+    #: known (see :meth:`_func_name`).
+    by_identity: bool = False
+    #: Callables named by equality, not identity (a property's getter is a new object at
+    #: each lookup), and the name a handler's behaviour knows each form's callables by.
+    equal_funcs: list[tuple[Any, str]]
+    canonical: dict[str, str]
+
+    def _record(self, who: str, role: str, func: str, types: Any, args: Any, passed: Any,
+                bound: str | None) -> None:
+        """Record a handler run (``passed``: its fourth argument, or :data:`NOT_PASSED`)."""
+        raise NotImplementedError
+
+    def _perform(self, action: Action, ctx: Ctx) -> Any:
+        raise NotImplementedError
+
+    def label(self, obj: object) -> str | None:
+        raise NotImplementedError
+
+    # -- building the scenario's objects ------------------------------------
+
+    def _name_form(self, name: str) -> None:
+        """Name the callables the form ``name`` may hand its handlers (only in a scenario that
+        uses it: elsewhere an implementation's own indexing passes through unseen)."""
+        form = FORMS[name]
+        named = [(handed, group[0]) for group in form.groups for handed in group]
+        for handed, canonical in named:
+            self.canonical.setdefault(handed, canonical)
+            attr = handed.removeprefix("Tensor.")
+            if attr.endswith(".__get__"):
+                prop = getattr(self.ad.Tensor, attr.removesuffix(".__get__"), None)
+                if prop is not None and hasattr(prop, "__get__"):
+                    self.equal_funcs.append((prop.__get__, handed))
+            elif hasattr(self.ad.Tensor, attr):  # torch's Tensor.__neg__ is Tensor.neg itself
+                obj = getattr(self.ad.Tensor, attr)
+                if id(obj) not in self.funcs:
+                    self.funcs[id(obj)] = handed
+                    self.handed.append((obj, handed))
+
+    # -- building the scenario's objects ------------------------------------
+
+    def _pyfunc(self, decl: PyFuncDecl) -> Callable[..., Any]:
+        """The scenario's Python function, dispatching as a library author writes one."""
+        handle = self.ad.func("handle_torch_function")
+        probe = self.ad.func({"sequence": "has_torch_function", "unary": "has_torch_function_unary",
+                              "variadic": "has_torch_function_variadic"}[decl.probe])
+        split = decl.params - decl.keywords
+        key, fname = self.key, decl.name
+        self.pydecls[fname] = decl
+
+        def pyfunc(*values: Any, **keywords: Any) -> Any:
+            run = RUNS[key]
+            decl = run.pydecls[fname]
+            bound = dict(zip(decl.names, values, strict=False)) | keywords
+            relevant: list[Any] = []
+            for name in decl.relevant:
+                if name.startswith("*"):
+                    relevant.extend(bound[name[1:]])
+                else:
+                    relevant.append(bound[name])
+            has = probe(tuple(relevant)) if decl.probe == "sequence" else probe(*relevant)
+            if has:
+                return handle(pyfunc, tuple(relevant), *(bound[n] for n in decl.names[:split]),
+                              **{n: bound[n] for n in decl.names[split:]})
+            return run._pyfunc_kernel([bound[n] for n in decl.names])
+
+        pyfunc.__name__ = pyfunc.__qualname__ = decl.name
+        pyfunc.__module__ = "scenario"
+        return pyfunc
+
+    def _pyfunc_kernel(self, values: list[Any]) -> Any:
+        flat = [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
+        total = pyfunc_kernel([tuple(self.ad.data(x)) for x in flat if isinstance(x, self.ad.Tensor)])
+        return None if total is None else self.ad.tensor(total)
+
+    def _build_class(self, name: str) -> type:
+        if name in self.classes:
+            return self.classes[name]
+        decl = self.sc.class_named(name)
+        assert decl is not None
+        if decl.parent == "Tensor":
+            base: type = self.ad.Tensor
+        elif decl.parent == "object":
+            base = object
+        else:
+            base = self._build_class(decl.parent)
+        body: dict[str, Any] = {"__module__": "scenario"}
+        if decl.handler == "disabled":
+            body["__torch_function__"] = self.ad.disabled_impl
+        elif decl.handler in ("classmethod", "plain"):
+            assert decl.behaviour is not None
+            self.behaviours[name] = decl.behaviour
+            body["__torch_function__"] = self._class_handler(name, decl.handler)
+        cls = type(name, (base,), body)
+        self.classes[name] = cls
+        return cls
+
+    # The handlers keep only names in their closure and find the run, and through it their
+    # behaviour, in the module's RUNS: torch.compile cannot wrap the run (or the spec's
+    # objects) in the closure of a handler that torch's dispatch hands it (a plain-method
+    # handler, a mode's __init__; see conformance.target.compiled).
+
+    def _class_handler(self, cls_name: str, kind: str) -> Any:
+        key = self.key
+
+        def handler(owner: Any, func: Any, types: Any, args: Any = (),
+                    passed: Any = NOT_PASSED) -> Any:
+            run = RUNS[key]
+            kwargs = None if passed is NOT_PASSED else passed
+            cls = owner if isinstance(owner, type) else type(owner)
+            bound = None if isinstance(owner, type) else run.idents.get(id(owner), "?")
+            name = run._func_name(func)
+            if name.startswith("?"):  # the implementation's own inner calls pass through unseen
+                with run.ad.disable(subclass_only="disable-subclass" in run.ad.features):
+                    return func(*args, **(kwargs or {}))
+            run._record(cls.__name__, "subclass", name, types, args, passed, bound)
+            ctx = Ctx(name, func, types, args, kwargs, cls, None)
+            action = run.behaviours[cls_name].action_for(run.canonical.get(name, name))
+            return run._perform(action, ctx)
+
+        return classmethod(handler) if kind == "classmethod" else handler
+
+    def _mode_class(self, name: str, as_classmethod: bool) -> type:
+        key = self.key
+
+        def handler(mode: Any, func: Any, types: Any, args: Any = (),
+                    passed: Any = NOT_PASSED) -> Any:
+            run = RUNS[key]
+            kwargs = None if passed is NOT_PASSED else passed
+            fname = run._func_name(func)
+            if fname.startswith("?"):  # the implementation's own inner calls pass through unseen
+                return func(*args, **(kwargs or {}))
+            run._record(name, "mode", fname, types, args, passed, None)
+            ctx = Ctx(fname, func, types, args, kwargs, None, mode)
+            return run._perform(run.behaviours[name].action_for(run.canonical.get(fname, fname)),
+                                ctx)
+
+        def init(mode: Any, *args: Any, **kwargs: Any) -> None:
+            run = RUNS[key]
+            inner = getattr(mode, "inner", ABSENT)
+            shown = "-" if inner is ABSENT else run.label(inner)
+            run.events.append(Constructed(name, shown, len(args) + len(kwargs)))
+
+        body: dict[str, Any] = {"__module__": "scenario", "__init__": init,
+                                "__torch_function__": classmethod(handler) if as_classmethod
+                                else handler}
+        return type(self.ad.TorchFunctionMode)(name, (self.ad.TorchFunctionMode,), body)
+
+    def _instance(self, name: str) -> Any:
+        if name in self.specials:
+            return self.specials[name]
+        if name.startswith("@class:"):
+            return self.mode_classes[name.removeprefix("@class:")]
+        if name in self.mode_classes:
+            return self.instances[name]
+        return self.classes[name]
+
+    # -- naming what a handler is handed --------------------------------------
+
+    def _func_name(self, func: Any) -> str:
+        """The scenario name of ``func``; ``?name`` for functions outside the scenario vocabulary."""
+        known = self.funcs.get(id(func))
+        if known is None and self.by_identity:
+            # Under torch.compile, id() of a callable Dynamo made without a source (the one an
+            # operator such as -x or x[k] hands a handler) is a compile-time value of its own
+            # that matches no id of the run; an identity check is what Dynamo can trace.
+            for other, name in self.handed:
+                if func is other:
+                    return name
+        if known is None:
+            for other, name in self.equal_funcs:
+                try:
+                    if func == other:
+                        return name
+                except Exception:  # the implementation's object: not this one
+                    continue
+        return known or f"?{attribute_name(func)}"
