@@ -33,7 +33,9 @@ COPY = "tfmode_refcopy_reversed"
 
 
 def _fresh_copy(name: str) -> ModuleType:
-    """A second, independent reference_impl (own modules, own mode slot) as ``name``."""
+    """A second, independent reference_impl (own modules, own mode slot) as ``name``; the
+    original stays (imported first, if no test has imported it yet)."""
+    importlib.import_module("reference_impl")
     saved = {k: v for k, v in sys.modules.items()
              if k == "reference_impl" or k.startswith("reference_impl.")}
     for key in saved:
