@@ -180,7 +180,7 @@ def test_a_conftest_cannot_change_the_certify_profile(pytester: pytest.Pytester)
     result = toy_run(pytester, """
 import pytest
 from hypothesis import settings
-from conformance import profiles
+from conformance.session import profiles
 
 profiles.register()
 settings.load_profile("dev")
