@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from conformance.exhaustive.batch import check_all
-from conformance.exhaustive.enumeration import scenarios
+from conformance.exhaustive.enumeration import enumerated, scenarios
 from conformance.exhaustive.scope import DEFAULTS, LARGES, ScopeError, parse_scope
 from conformance.exhaustive.symmetry import canonical
 from conformance.judge.check import check
@@ -165,6 +165,37 @@ def test_every_scenario_is_a_renaming_of_exactly_one_enumerated_one(generation: 
         assert len(set(_renamings(scenario)) & enumerated) == 1, scenario
     # and no two enumerated scenarios are renamings of each other
     assert len(enumerated) == len({frozenset(_renamings(s)) for s in enumerated})
+
+
+def test_the_suite_s_chunks_split_one_enumeration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chunks of the suite's exhaustive test take every scenario of the scope exactly once,
+    in the enumeration's order, and the scope is enumerated once however many chunks ask."""
+    from conformance.exhaustive import enumeration
+    from conformance.suite import test_exhaustive as suite_module
+
+    made: list[object] = []
+    plain = enumeration.scenarios
+
+    def counted(*args: object, **kwargs: object) -> Iterator[Scenario]:
+        made.append(args)
+        return plain(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(enumeration, "scenarios", counted)
+    enumerated.cache_clear()
+    scope = parse_scope("modes=1,classes=1,setup=1,functions=add|neg", "2022")
+
+    class Target:
+        generation, features = "2022", FEATURES
+
+    try:
+        chunks = [list(suite_module._chunk(scope, Target(), c))  # type: ignore[arg-type]
+                  for c in range(suite_module.CHUNKS)]
+    finally:
+        enumerated.cache_clear()
+    whole = list(plain(scope, "2022", FEATURES))
+    assert len(made) == 1
+    assert sorted(map(len, chunks), reverse=True) == [len(c) for c in chunks] and len(whole) > 100
+    assert [s for row in itertools.zip_longest(*chunks) for s in row if s is not None] == whole
 
 
 # -- batched checking -------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from conformance.exhaustive.batch import check_all
-from conformance.exhaustive.enumeration import scenarios
+from conformance.exhaustive.enumeration import enumerated
 from conformance.exhaustive.report import EXHAUSTIVE_PROPERTY, Findings
 from conformance.judge.check import Target
 from conformance.judge.excusal import Excusals
@@ -35,9 +35,9 @@ SWEPT = tuple(rule.id for rule in CATALOGUE if rule.area != "OWNMODE")
 
 
 def _chunk(scope: Any, adapter: Target, chunk: int) -> Iterator[Scenario]:
-    for number, scenario in enumerate(scenarios(scope, adapter.generation, adapter.features)):
-        if number % CHUNKS == chunk:
-            yield scenario
+    """Every CHUNKS-th scenario of the scope from the ``chunk``-th on (the scope is enumerated
+    once per process, whichever chunk asks first)."""
+    yield from enumerated(scope, adapter.generation, adapter.features)[chunk::CHUNKS]
 
 
 @pytest.mark.exhaustive

@@ -196,8 +196,8 @@ class NamespaceAdapter:
         return getattr(self.ns, name)  # type: ignore[no-any-return]
 
     def error_name(self, name: str) -> str:
-        f = self.func(name)
         if name == "split":
+            f = self.func(name)
             return f"{f.__module__}.{f.__name__}"
         return f"{self.name}.{name}"
 

@@ -86,9 +86,10 @@ class Run(ScenarioObjects):
         self.instances: dict[str, Any] = {}
         self.pushed: dict[str, list[Any]] = {}
         self.idents: dict[int, str] = {}
-        self.funcs = {id(adapter.func(n)): n for n in FUNCS if FUNCS[n].path != "probe"}
-        #: The same callables as objects, for :meth:`_func_name`'s identity check.
+        #: The namespace's callables, each looked up once (the objects are kept, so that no id
+        #: in ``funcs`` can be reused), for :meth:`_func_name`'s identity check.
         self.handed = [(adapter.func(n), n) for n in FUNCS if FUNCS[n].path != "probe"]
+        self.funcs = {id(f): n for f, n in self.handed}
         #: Callables named by equality, not identity (a property's getter is a new object at
         #: each lookup), and the name a handler's behaviour knows each form's callables by.
         self.equal_funcs: list[tuple[Any, str]] = []
