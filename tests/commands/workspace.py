@@ -1,7 +1,9 @@
 """A fresh copy of the checkout to run shown commands in, as a user's shell would run them.
 
 The copy leaves out what a run or a build leaves behind (``reports/``, ``docs/_build``,
-``.hypothesis``, caches). Commands see a clean environment: ``PATH`` with ``python``,
+``.hypothesis``, tools' caches) but keeps Python's compiled files, and commands write theirs
+(bytecode is written whatever ``PYTHONDONTWRITEBYTECODE`` the tests were given: every process
+of a run compiled the whole suite again without it, about 3 CPU-s a run). Commands see a clean environment: ``PATH`` with ``python``,
 ``python3`` and ``pytest`` bound to the Python running the tests (and a ``tox`` that refuses to
 run: a tox command is exercised through what tox would run, never by creating a tox env),
 ``PYTHONPATH`` naming only the copy (it stands for the installed package, so the code under
@@ -29,8 +31,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 
+#: (``__pycache__`` is copied: its files are checked against their sources' times, which the
+#: copy keeps, and each command's processes compile nothing their checkout compiled already)
 _LEFT_OUT = shutil.ignore_patterns(
-    ".git", ".tox", "__pycache__", "*.egg-info", "build", "dist", "reports", "_build",
+    ".git", ".tox", "*.egg-info", "build", "dist", "reports", "_build",
     ".hypothesis", ".mypy_cache", ".ruff_cache", ".pytest_cache")
 _KEPT = ("HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "USER", "LOGNAME", "SYSTEMROOT")
 #: The programs a tox env's commands name, run with this Python (``python -m MODULE``).
@@ -92,7 +96,7 @@ class Workspace:
             shim.chmod(0o755)
         self.env = {name: os.environ[name] for name in _KEPT if name in os.environ}
         self.env.update(PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-                        PYTHONPATH=python_path, PYTHONDONTWRITEBYTECODE="1", COLUMNS="100")
+                        PYTHONPATH=python_path, COLUMNS="100")
 
     def shell(self, command: str, timeout: float, env: Mapping[str, str] | None = None,
               split: bool = False) -> Done:
