@@ -2,13 +2,14 @@
 
 The copy leaves out what a run or a build leaves behind (``reports/``, ``docs/_build``,
 ``.hypothesis``, tools' caches) but keeps Python's compiled files, and commands write theirs
-(bytecode is written whatever ``PYTHONDONTWRITEBYTECODE`` the tests were given: every process
-of a run compiled the whole suite again without it, about 3 CPU-s a run). Commands see a clean environment: ``PATH`` with ``python``,
-``python3`` and ``pytest`` bound to the Python running the tests (and a ``tox`` that refuses to
-run: a tox command is exercised through what tox would run, never by creating a tox env),
-``PYTHONPATH`` naming only the copy (it stands for the installed package, so the code under
-test is the copy's), and none of the ``CI``, ``TFMODE_*`` or ``HYPOTHESIS_*`` settings of the
-calling process, so every run uses the suite's own defaults.
+(whatever ``PYTHONDONTWRITEBYTECODE`` the tests were given: without them each process of a run
+compiles the suite again, about 1 CPU-s of a 9 CPU-s run). Commands see a clean environment:
+``PATH`` with ``python``, ``python3`` and ``pytest`` bound to the Python running the tests
+(and a ``tox`` that refuses to run: a tox command is exercised through what tox would run,
+never by creating a tox env), ``PYTHONPATH`` naming only the copy (it stands for the
+installed package, so the code under test is the copy's), and none of the ``CI``,
+``TFMODE_*`` or ``HYPOTHESIS_*`` settings of the calling process, so every run uses the
+suite's own defaults.
 
 ``Workspace(parent, site=SITE)`` is a user's folder outside the repository instead, for the
 package installed from the wheel into ``SITE``: the folder starts empty, and ``PYTHONPATH``
