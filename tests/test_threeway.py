@@ -14,11 +14,11 @@ import reference_impl
 from conformance.adapter import NamespaceAdapter
 from conformance.judge.compare import differences
 from conformance.judge.excusal import judge
-from conformance.judge.threeway import eager_as_reference, reference, templated
+from conformance.judge.threeway import eager_as_reference, reference, templated, to_common_depth
 from conformance.target.runner import execute
 from spec.model import predict
 from spec.model.codec import scenario_from_dict
-from spec.model.trace import Message, Raised, Ref
+from spec.model.trace import Message, Raised, Ref, Trace
 from tests.mutants._build import build
 from tests.mutants.kwargs_empty_dict import MUTATIONS as KWARGS_DICT
 
@@ -103,3 +103,28 @@ def test_a_recursion_error_matches_whatever_text_says_where_the_limit_was_hit() 
     assert differences(oracle, other, naming)  # another exception still differs
     shape = eager_as_reference(FORWARD, expected, replace(deep, events=deep.events[:-1]), naming)
     assert not differences(shape, replace(compiled, events=compiled.events[:-1]), naming)
+
+
+def _recursing(trace: Trace, runs: int) -> Trace:
+    """``trace`` with its handler run repeated ``runs`` times and a RecursionError at the end,
+    as a handler that recurses until Python's limit leaves it."""
+    constructed, installed, handler, settled = trace.events
+    return replace(trace, events=(constructed, installed, *[handler] * runs, settled),
+                   outcome=Raised("RecursionError", Message(("maximum recursion depth exceeded",))))
+
+
+def test_recursion_to_a_different_depth_is_not_a_difference_but_what_recursed_is() -> None:
+    eager, naming = execute(FORWARD, RIGHT)
+    deep, shallow = _recursing(eager, 498), _recursing(eager, 497)
+    assert differences(deep, shallow, naming)  # compared as they are, the counts differ
+    for a, b in ((deep, shallow), (shallow, deep)):
+        cut_a, cut_b = to_common_depth(a, b)
+        assert len(cut_a.events) == len(cut_b.events) == 500
+        assert not differences(cut_a, cut_b, naming)
+    # a run that recursed through another handler, or did not recurse, keeps its difference
+    handler = eager.events[2]
+    other = replace(shallow, events=(*shallow.events[:3], replace(handler, func="sub"),
+                                     *shallow.events[4:]))
+    assert differences(*to_common_depth(deep, other), naming)
+    returned = replace(shallow, outcome=eager.outcome)
+    assert to_common_depth(deep, returned) == (deep, returned)

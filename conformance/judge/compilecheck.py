@@ -28,7 +28,7 @@ from ..target.compiled import Compilation, run_compiled
 from ..target.runner import execute
 from .checked import Checked, Target, conclude, faulted, misbehaved
 from .excusal import Excusals
-from .threeway import eager_as_reference, reference
+from .threeway import eager_as_reference, reference, to_common_depth
 
 #: Seconds one scenario may take under --compile: both runs, and Dynamo tracing the compiled
 #: one up to twice (fullgraph=True, then fullgraph=False); a scenario takes about a third of a
@@ -98,9 +98,10 @@ def check_compiled(scenario: Scenario, target: Target, seconds: float | None = N
     if not compilation.compiled:
         return Checked(scenario, expected, observed, naming, (), (), leaked,
                        compilation=compilation, eager=eager)
-    oracle = reference(expected, eager, eager_naming)
+    judged_eager, observed = to_common_depth(eager, observed)
+    oracle = reference(expected, judged_eager, eager_naming)
     if oracle is None:
-        oracle = eager_as_reference(scenario, expected, eager, eager_naming)
+        oracle = eager_as_reference(scenario, expected, judged_eager, eager_naming)
     heading = (f"compiled differs from eager ({compilation.describe()}); expected is what "
                "eager torch did:")
     return conclude(scenario, oracle, observed, naming, leaked, excused, heading=heading,

@@ -109,6 +109,34 @@ def reference(expected: Trace, eager: Trace, naming: Naming) -> Trace | None:
     return replace(current, events=events, outcome=_outcome(current.outcome, naming), notes=())
 
 
+def _recursed(trace: Trace) -> bool:
+    return isinstance(trace.outcome, Raised) and trace.outcome.exc_type == "RecursionError"
+
+
+def to_common_depth(eager: Trace, compiled: Trace) -> tuple[Trace, Trace]:
+    """Both runs with the same number of repetitions, where both ended in a RecursionError.
+
+    How many times a handler runs before Python's recursion limit is hit depends on the frames
+    beneath the call, and compiling changes them (torch 2.13.0: a mode that returns
+    NotImplemented for ``Tensor.neg`` inside ``DisableTorchFunctionSubclass`` runs 498 times
+    eagerly and 497 compiled, then a RecursionError either way); no rule decides that number.
+    Where the longer run differs from the shorter only by more repetitions of the event before
+    their first difference, those are left out of it; what ran, in which order, and how the
+    call ended is still compared. Otherwise both are returned as they are."""
+    if not (_recursed(eager) and _recursed(compiled)) or len(eager.events) == len(compiled.events):
+        return eager, compiled
+    longer, shorter = (eager, compiled) if len(eager.events) > len(compiled.events) else (compiled, eager)
+    surplus = len(longer.events) - len(shorter.events)
+    at = next((i for i, (a, b) in enumerate(zip(longer.events, shorter.events, strict=False))
+               if a != b), len(shorter.events))
+    if at == 0 or any(e != longer.events[at - 1] for e in longer.events[at:at + surplus]):
+        return eager, compiled
+    notes = tuple((i if i < at else i - surplus, note) for i, note in longer.notes
+                  if not at <= i < at + surplus)
+    cut = replace(longer, events=longer.events[:at] + longer.events[at + surplus:], notes=notes)
+    return (cut, shorter) if longer is eager else (shorter, cut)
+
+
 def _blamed(trace: Trace, rules: tuple[str, ...]) -> Trace:
     events = tuple(replace(e, rules=rules) if not isinstance(e, HandlerRun)
                    else replace(e, rules=rules, why=()) for e in trace.events)
