@@ -73,6 +73,25 @@ def test_a_rule_whose_tests_were_all_not_compiled_is_not_compiled_never_a_pass()
     assert back.compilation == {"scenarios": 3}
 
 
+def test_a_rule_no_compiled_scenario_of_a_passing_test_exercised_is_not_compiled() -> None:
+    """A generated chunk passes (or fails other rules) with some scenarios compiled: each of its
+    rules counts as run compiled only if a compiled scenario exercised it (a thread's call never
+    runs compiled, so the THREAD rules of a chunk whose thread scenarios all ran eagerly are
+    not compiled, never a pass)."""
+    catalogue = load_catalogue()
+    rules = ("TFM_ORDER_001", "TFM_THREAD_001", "TFM_ARGS_002")
+    chunk = TestOutcome("t::chunk", rules, status="failed", failed_rules=("TFM_ARGS_002",),
+                        compiled_rules=("TFM_ORDER_001", "TFM_ARGS_002"))
+    assert [chunk.status_for(r) for r in rules] == ["passed", "not_compiled", "failed"]
+    verdicts = aggregate(catalogue, "stack", [chunk], {}, "2.x")
+    assert [verdicts[r].verdict for r in rules] == ["pass", "not_compiled", "fail"]
+    # the same test without the property (an eager run, or a test that does not tell): as before
+    eager = TestOutcome.from_json(TestOutcome("t::chunk", rules, status="passed").to_json())
+    assert eager.compiled_rules is None and eager.status_for("TFM_THREAD_001") == "passed"
+    back = TestOutcome.from_json(chunk.to_json())
+    assert back.compiled_rules == ("TFM_ORDER_001", "TFM_ARGS_002")
+
+
 if TORCH:  # the rest needs torch.compile
     import torch
 

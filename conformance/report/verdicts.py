@@ -112,6 +112,9 @@ class TestOutcome:
     compilation: dict[str, int] | None = None
     #: what the test checked of an exhaustive scope (conformance.exhaustive.report)
     exhaustive: dict[str, Any] | None = None
+    #: under --compile, the rules a scenario this test judged compiled exercised (``None``: the
+    #: test does not tell); a rule of the test outside them was not compiled here
+    compiled_rules: tuple[str, ...] | None = None
 
     def excused(self, rule_id: str, expected: Mapping[str, str]) -> bool:
         """Whether this test's failure of ``rule_id`` is one the expected failures excuse."""
@@ -123,9 +126,13 @@ class TestOutcome:
         return tuple(dict.fromkeys((*self.rules, *extra)))
 
     def status_for(self, rule_id: str) -> Status:
-        if self.status == "failed" and rule_id not in self.failed_rules:
-            return "passed"  # the failure concerns other rules of this test
-        return self.status
+        status = self.status
+        if status == "failed" and rule_id not in self.failed_rules:
+            status = "passed"  # the failure concerns other rules of this test
+        if status == "passed" and self.compiled_rules is not None \
+                and rule_id not in self.compiled_rules:
+            return "not_compiled"  # no scenario of it ran compiled: nothing of it was judged
+        return status
 
     def to_json(self) -> str:
         """The outcome as a worker sends it to the controller (pytest-xdist)."""
@@ -133,6 +140,7 @@ class TestOutcome:
                            "status": self.status, "failed_rules": self.failed_rules,
                            "excused_rules": self.excused_rules, "shown": self.shown,
                            "compilation": self.compilation, "exhaustive": self.exhaustive,
+                           "compiled_rules": self.compiled_rules,
                            "failure": None if self.failure is None else self.failure.as_dict()})
 
     @classmethod
@@ -143,7 +151,8 @@ class TestOutcome:
         return cls(data["nodeid"], tuple(data["rules"]), tuple(data["features"]), data["status"],
                    tuple(data["failed_rules"]), failure,
                    None if excused is None else tuple(excused), data.get("shown", ""),
-                   data.get("compilation"), data.get("exhaustive"))
+                   data.get("compilation"), data.get("exhaustive"),
+                   None if data.get("compiled_rules") is None else tuple(data["compiled_rules"]))
 
 
 @dataclass

@@ -29,8 +29,9 @@ __all__ = ["APPLICABLE", "RESERVED_PROPERTIES", "may_name", "sandboxed"]
 #: implementation (the stateful tests: the model in the child names the step's rules).
 APPLICABLE = "applicable"
 #: What a body in the child may not record: the properties the suite's process records itself.
-RESERVED_PROPERTIES = frozenset({"excused_rules", "compilation", "examples", "scenarios",
-                                 "excused_scenarios", "cut_short_scenarios", "surface"})
+RESERVED_PROPERTIES = frozenset({"excused_rules", "compilation", "compiled_rules", "examples",
+                                 "scenarios", "excused_scenarios", "cut_short_scenarios",
+                                 "surface"})
 
 
 Body = Callable[..., None]

@@ -320,6 +320,9 @@ def _record(item: pytest.Item, state: RunState, outcome: TestOutcome,
     compiled = _properties(item).get(COMPILATION_PROPERTY)
     if report.when == "call" and isinstance(compiled, str):
         outcome.compilation = json.loads(compiled)
+    compiled_rules = _properties(item).get(COMPILED_RULES_PROPERTY)
+    if report.when == "call" and isinstance(compiled_rules, str):
+        outcome.compiled_rules = tuple(r for r in compiled_rules.split(",") if r)
     enumerated = _properties(item).get(EXHAUSTIVE_PROPERTY)
     if report.when == "call" and isinstance(enumerated, str):
         outcome.exhaustive = json.loads(enumerated)
@@ -349,6 +352,9 @@ NOT_COMPILED = "not compiled:"
 _RULE_ID = re.compile(r"TFM_[A-Z]+_\d{3}")
 #: The property under which a test hands over what it counted of compiled scenarios.
 COMPILATION_PROPERTY = "compilation"
+#: The property under which a test hands over the rules its compiled scenarios exercised
+#: (comma-separated): each other rule it is marked with was not compiled by it.
+COMPILED_RULES_PROPERTY = "compiled_rules"
 #: The property under which a chunk of the exhaustive run hands over its tally
 #: (conformance.exhaustive.report.EXHAUSTIVE_PROPERTY names the same).
 EXHAUSTIVE_PROPERTY = "exhaustive"

@@ -23,7 +23,7 @@ from conformance.generate.shrink import shrink
 from conformance.judge.check import Target, check
 from conformance.judge.excusal import Excusals
 from conformance.search.sweep import run_sweep
-from conformance.session.recording import COMPILATION_PROPERTY
+from conformance.session.recording import COMPILATION_PROPERTY, COMPILED_RULES_PROPERTY
 from conformance.target.compiled import tally
 from spec.catalogue import load_catalogue
 from spec.model import Scenario, Trace, scenario_to_dict
@@ -70,6 +70,9 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
     if sweep.compilations:  # --compile: a scenario Dynamo compiled nothing of was not judged
         record_property(COMPILATION_PROPERTY, json.dumps(
             tally(sweep.compilations, time.monotonic() - start)))
+        # per rule: a rule no compiled scenario exercised is not compiled by this test
+        record_property(COMPILED_RULES_PROPERTY, ",".join(
+            sorted(rule_id for rule_id, record in sweep.rules.items() if record.exercised)))
     if sweep.excused:
         record_property("excused_scenarios", sweep.excused)
         record_property("cut_short_scenarios", sweep.cut_short)
