@@ -18,7 +18,7 @@ from hypothesis import core
 
 from conformance.adapter import NamespaceAdapter
 from conformance.judge.check import check
-from conformance.judge.excusal import Excusals
+from conformance.judge.excusal import OWN_FUNCTION, Excusals
 from conformance.search.sweep import run_sweep
 from conformance.session.expectations import ExpectationsError, parse_scopes
 from spec.model.codec import scenario_from_dict, scenario_to_dict
@@ -194,3 +194,29 @@ def test_an_expected_rule_broken_where_its_entry_does_not_excuse_it_fails(
     cert = json.loads((pytester.path / "reports" / "certificate.json").read_text())
     assert cert["rules"]["TFM_ORDER_003"]["verdict"] == "fail"
     assert cert["rules"]["TFM_ORDER_004"]["verdict"] == "expected_failure"
+
+
+#: BOTH_IN_ONE_RUN's call made to a Python function the scenario defines (dispatched through
+#: handle_torch_function): the handler runs are for foo, a name no vocabulary word stands for.
+AS_OWN_FUNCTION = scenario_from_dict({
+    **{k: v for k, v in scenario_to_dict(BOTH_IN_ONE_RUN).items() if k != "call"},
+    "functions": [{"name": "foo", "params": 2, "relevant": ["a", "b"]}],
+    "call": {"func": "foo", "args": ["A", "SubA"]},
+})
+
+
+def test_a_scope_names_a_function_the_scenario_defines_by_the_word_own_function() -> None:
+    ordering = NamespaceAdapter(ORDERING)
+    rules = check(AS_OWN_FUNCTION, ordering)
+    assert rules is not None and rules.rules, "the ordering bug must show through foo"
+    for scope, excused in (({OWN_FUNCTION}, True), ({"foo"}, True), ({"add"}, False)):
+        checked = check(AS_OWN_FUNCTION, ordering, excused=Excusals({r: scope for r in rules.rules}))
+        assert checked is not None and bool(checked.excused) is excused, scope
+    # the word excuses nothing in a vocabulary function's dispatch
+    broken = check(BOTH_IN_ONE_RUN, ordering)
+    assert broken is not None and broken.rules
+    plain = check(BOTH_IN_ONE_RUN, ordering, excused=Excusals({r: {OWN_FUNCTION} for r in broken.rules}))
+    assert plain is not None and plain.excused == () and plain.rules == broken.rules
+    text = f'[TFM_TYPES_003]\nfunctions = ["split", "{OWN_FUNCTION}"]\nreason = "x"\n'
+    assert parse_scopes(text, {"TFM_TYPES_003"}) == {
+        "TFM_TYPES_003": frozenset({"split", OWN_FUNCTION})}

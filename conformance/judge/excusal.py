@@ -44,6 +44,11 @@ class Judged:
         return tuple(dict.fromkeys((*self.excused, *self.failed)))
 
 
+#: The word a scope uses for a Python function the scenario defines itself (``foo``, ``bar``:
+#: its names are the scenario's, so no vocabulary name can stand for them).
+OWN_FUNCTION = "own function"
+
+
 class Excusals:
     """The expected failures as excusals: rule ID -> the functions it is scoped to (empty:
     any). A divergence is excused when every rule it is attributed to is, in the function
@@ -110,16 +115,20 @@ def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
 def _divergent_func(scenario: Scenario, comparison: Comparison) -> tuple[str, ...]:
     """The function whose dispatch shows the first divergence: that of the first differing
     handler run, else the scenario's call; with the call's syntactic form too where the
-    handler was handed one of the form's callables (a scope may name either)."""
+    handler was handed one of the form's callables, and :data:`OWN_FUNCTION` where it is a
+    function the scenario defines (a scope may name either)."""
     call = scenario.call.func if scenario.call is not None else None
+    own = {f.name for f in scenario.functions}
     event = comparison.event
     for side in (event.expected, event.observed) if event is not None else ():
         if isinstance(side, HandlerRun):
             form = FORMS.get(call or "")
             if form is not None and side.func in (form.handed, *form.also, *form.swapped):
                 return (side.func, form.name)
-            return (side.func,)
-    return (call,) if call is not None else ()
+            return (side.func, OWN_FUNCTION) if side.func in own else (side.func,)
+    if call is None:
+        return ()
+    return (call, OWN_FUNCTION) if call in own else (call,)
 
 
 def _forcing(comparison: Comparison) -> tuple[int, tuple[str, ...] | None]:
