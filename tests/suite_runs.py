@@ -40,9 +40,11 @@ RUN_LOG = "TESTS_SUITE_RUN_LOG"
 AGAIN = "TESTS_SUITE_RUN_AGAIN"
 #: The test running in the process that started the run (set by each worker around each test).
 ASKER = "TESTS_SUITE_RUN_ASKER"
+#: Marks every process of one run that tests.quality.launch started (a value of its own each).
+LAUNCHED = "TESTS_LAUNCHED_RUN"
 #: How a temporary folder is written in a run's key.
 TMP = "<tmp>"
-_OWN = (RUN_LOG, AGAIN, ASKER)
+_OWN = (RUN_LOG, AGAIN, ASKER, LAUNCHED)
 #: How many modules the session's summary of run costs names.
 _SHOWN_COSTS = 12
 

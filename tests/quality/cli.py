@@ -6,11 +6,9 @@ import fcntl
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +17,8 @@ from typing import Any
 import pytest
 
 from tests import suite_runs
+
+from .launch import launch
 
 REPO = Path(__file__).resolve().parents[2]
 #: The profile of these runs: dev's examples without the shrink phase (conformance.session.profiles).
@@ -39,6 +39,8 @@ class SuiteRun:
     certificate: dict[str, Any] | None
     output: str
     reports: Path
+    #: the run's processes still alive after pytest ended (tests.quality.launch)
+    survivors: tuple[str, ...] = ()
 
     def verdicts(self) -> dict[str, str]:
         assert self.certificate is not None
@@ -95,18 +97,11 @@ def run_suite(impl: str, workdir: Path, extra: Sequence[str] = (), timeout: floa
     command = suite_command(impl, reports, extra, seed, profile)
     if again:
         env[suite_runs.AGAIN] = again
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run(command, cwd=cwd, env=env, text=True,
-                              capture_output=True, timeout=timeout, check=False)
-        returncode, output = proc.returncode, proc.stdout + proc.stderr
-    except subprocess.TimeoutExpired as exc:
-        partial = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        returncode, output = -1, f"timed out after {timeout}s\n{partial}"
-    seconds = time.perf_counter() - start
+    done = launch(command, cwd, env, timeout)
     path = reports / "certificate.json"
     certificate = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-    return SuiteRun(impl, returncode, seconds, certificate, output, reports)
+    return SuiteRun(impl, done.returncode, done.seconds, certificate, done.output, reports,
+                    done.survivors)
 
 
 #: Seconds a certification of reference_impl or one of tests/mutants may take before it counts
@@ -161,7 +156,7 @@ def _load(folder: Path, spec: dict[str, Any]) -> SuiteRun:
     path = reports / "certificate.json"
     certificate = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
     return SuiteRun(spec["impl"], done["returncode"], done["seconds"], certificate, done["output"],
-                    reports)
+                    reports, tuple(done["survivors"]))
 
 
 def shared_run(factory: pytest.TempPathFactory, impl: str, extra: Sequence[str] = (),
@@ -196,7 +191,8 @@ def shared_run(factory: pytest.TempPathFactory, impl: str, extra: Sequence[str] 
             run = run_suite(impl, workdir, extra, timeout, cwd=cwd, env_extra=env_extra,
                             seed=seed, profile=profile)
             result = {"spec": spec, "returncode": run.returncode, "seconds": run.seconds,
-                      "output": run.output, "reports": str(run.reports)}
+                      "output": run.output, "reports": str(run.reports),
+                      "survivors": list(run.survivors)}
             partial = folder / "run.json.partial"
             partial.write_text(json.dumps(result), encoding="utf-8")
             os.replace(partial, folder / "run.json")

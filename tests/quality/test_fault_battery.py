@@ -1,7 +1,7 @@
 """Implementations that crash, hang, recurse, leak or flood, certified through the real command
 line, serially and with ``-n 2``: each run ends within its bound with a non-zero status, and its
 certificate is incomplete or fails only rules whose failures the fault explains, every other
-rule keeping the verdict of a clean run.
+rule keeping the verdict of a clean run, and none of its processes outlives it.
 
 The faults are in tests/faults (copies of reference_impl with one change each). Two more runs
 stop pytest itself rather than the implementation: a pytest-xdist worker killed mid-run, and
@@ -108,6 +108,8 @@ def test_a_fault_costs_only_its_own_rules(fault: str, mode: str, runs: _Runs,
                                  f"exit {run.returncode}")
     assert clean.returncode == 0 and clean.certificate is not None, clean.tail()
     assert run.seconds < BOUND, f"{fault} ({mode}) took {run.seconds:.0f}s\n{run.tail()}"
+    assert not run.survivors, f"{fault} ({mode}): processes outlived the run:\n" + "\n".join(
+        run.survivors)
     for path in run.reports.iterdir():
         assert STALE not in path.read_text(encoding="utf-8"), f"{path.name} is an earlier run's"
     assert run.returncode not in (0, -1), f"{fault} ({mode}): exit {run.returncode}\n{run.tail()}"
