@@ -1,7 +1,7 @@
 """``python -m conformance``: run the suite (run, certify), compare two implementations (diff),
 write a reproduction (snippet), record texts (texts), check a certificate by making its run
-again (verify), and, in a checkout, check a torch release (release) or regenerate the matrix
-(matrix)."""
+again (verify), report the root causes of the compiled divergences (report), and, in a
+checkout, check a torch release (release) or regenerate the matrix (matrix)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ examples:
   python -m conformance texts --impl torch --output torch-texts.json
   python -m conformance verify reports/certificate.json
   python -m conformance release 2.0.1 --dry-run     (in a checkout: what it would do)
+  python -m conformance report --compiled --output compiled-divergences.md
 """
 
 #: Commands whose arguments are another tool's, passed on untouched.
@@ -97,7 +98,35 @@ def _parser() -> argparse.ArgumentParser:
                         help="run the suite on N pytest-xdist workers (default: serially)")
     verify.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS",
                         help="bound on the whole run (default 3600)")
+    report = sub.add_parser(
+        "report", help="write the root causes of the compiled divergences as Markdown, one "
+                       "section per cause, ready to paste into an issue",
+        description="Write, as Markdown, each root cause of the compiled expected failures "
+                    "shipped with the suite once: its title, severity, the rules it breaks, the "
+                    "torch releases it holds on, the upstream issues found, and a plain-torch "
+                    "repro that prints EAGER: and COMPILED: and exits 1 when they differ.")
+    report.add_argument("--compiled", action="store_true", required=True,
+                        help="the divergences of torch.compile from eager torch (the one report)")
+    report.add_argument("--output", type=Path, default=None, metavar="FILE",
+                        help="write the Markdown here (default: standard output)")
     return parser
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .report.causes import CausesError, load_causes, markdown
+
+    try:
+        text = markdown(load_causes())
+    except CausesError as exc:
+        raise _UsageError(str(exc)) from None
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        args.output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _UsageError(f"cannot write {args.output}: {exc.strerror}") from None
+    return 0
 
 
 def _impl_path_option(parser: argparse.ArgumentParser) -> None:
@@ -244,7 +273,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if given and given[0] in _PASSED_ON:
         return _passed_on(given[0], given[1:])
     args = _parser().parse_args(given)
-    commands = {"diff": _diff, "snippet": _snippet, "texts": _texts, "verify": _verify}
+    commands = {"diff": _diff, "snippet": _snippet, "texts": _texts, "verify": _verify,
+                "report": _report}
     try:
         return commands[args.command](args)
     except _UsageError as exc:

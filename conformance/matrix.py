@@ -3,8 +3,9 @@
 ``python -m conformance.matrix`` rewrites ``docs/_generated/glance.rst`` (each torch release,
 what it breaks and why, see :mod:`conformance.tools.glance`), ``docs/_generated/matrix.rst`` (a column
 per certificate in ``docs/certificates/``) and ``docs/_generated/evolution.rst`` (each rule
-across the torch releases, see :mod:`conformance.tools.evolution`); ``--check`` only says whether the
-committed pages are outdated.
+across the torch releases, see :mod:`conformance.tools.evolution`) and
+``docs/_generated/compiled-causes.rst`` (the root causes of the compiled divergences, see
+:mod:`conformance.report.causes`); ``--check`` only says whether the committed pages are outdated.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from spec.catalogue import load_catalogue
 
+from .report import causes
 from .tools.evolution import divergences, release_of, render_evolution
 from .tools.glance import render_glance
 
@@ -25,6 +27,7 @@ CERTIFICATES = Path("docs", "certificates")
 OUTPUT = Path("docs", "_generated", "matrix.rst")
 GLANCE = Path("docs", "_generated", "glance.rst")
 EVOLUTION = Path("docs", "_generated", "evolution.rst")
+CAUSES = Path("docs", "_generated", "compiled-causes.rst")
 EXPECTED_FAILURES = Path("conformance", "expected_failures")
 CELL = {"pass": "✓", "fail": "**✗**", "expected_failure": "xf",
         "not_applicable": "n/a", "untested": "·", "absent": "—", "not_compiled": "nc"}
@@ -120,6 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     groups = divergences(torch, args.root / EXPECTED_FAILURES)
     pages = {GLANCE: render_glance(torch, groups, args.root / EXPECTED_FAILURES), OUTPUT: render(loaded),
              EVOLUTION: render_evolution(torch, args.root / EXPECTED_FAILURES)}
+    try:
+        if (args.root / EXPECTED_FAILURES / causes.CAUSES_FILE).exists():
+            pages[CAUSES] = causes.rst(causes.load_causes(args.root / EXPECTED_FAILURES))
+    except causes.CausesError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.check:
         stale = [str(rel) for rel, text in pages.items()
                  if not (args.root / rel).exists() or (args.root / rel).read_text(encoding="utf-8") != text]

@@ -1,4 +1,5 @@
-"""The snippets of the compiled expected-failures file print an eager and a compiled result that differ.
+"""The snippets of the compiled expected-failures file, and the repros of the root causes it names
+(compiled-causes.toml, which exit 1), print an eager and a compiled result that differ.
 
 Each entry of ``conformance/expected_failures/torch-2.13.0-compiled.toml`` records a divergence of
 ``torch.compile(fn, backend="eager")`` from eager torch 2.13.0; its snippet runs the same user code
@@ -59,3 +60,23 @@ if TORCH:  # defined only where torch is installed; the snippets run only on tor
         eager = _result(lines, "eager:")
         compiled = _result(lines, "compiled:")
         assert eager != compiled, f"{rule_id}: eager and compiled agree: {eager}"
+
+
+def _repros() -> list[object]:
+    from conformance.report.causes import load_causes
+
+    release = _torch_release()
+    return [pytest.param(cause.name, cause.repro, id=cause.name)
+            for cause in load_causes().values() if release in cause.rules]
+
+
+if TORCH:  # each root cause's repro, on the releases compiled-causes.toml says it holds on
+
+    @pytest.mark.parametrize(("name", "repro"), _repros())
+    def test_each_cause_s_repro_exits_1_with_differing_lines(name: str, repro: str) -> None:
+        done = subprocess.run([sys.executable, "-c", repro], capture_output=True, text=True,
+                              timeout=TIMEOUT, check=False)
+        lines = done.stdout.splitlines()
+        assert done.returncode == 1, (f"{name}: the repro exited {done.returncode}:\n"
+                                      f"{done.stdout}{done.stderr}")
+        assert _result(lines, "EAGER:") != _result(lines, "COMPILED:"), done.stdout

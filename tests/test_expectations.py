@@ -76,6 +76,7 @@ def test_an_entry_may_carry_a_snippet() -> None:
 
 
 def test_the_shipped_files_load() -> None:
-    shipped = sorted((Path(__file__).parent.parent / "conformance" / "expected_failures").glob("*.toml"))
+    folder = Path(__file__).parent.parent / "conformance" / "expected_failures"
+    shipped = sorted(folder.glob("torch-*.toml"))
     for path in shipped:
         assert load_expectations(path, KNOWN), path

@@ -60,7 +60,7 @@ def test_matrix_has_a_row_per_rule_and_the_verdicts_of_each_certificate() -> Non
 def test_a_changed_certificate_makes_the_matrix_outdated(tmp_path: Path) -> None:
     shutil.copytree(CERTIFICATES, tmp_path / matrix.CERTIFICATES)
     (tmp_path / matrix.OUTPUT).parent.mkdir(parents=True)
-    for page in (matrix.GLANCE, matrix.OUTPUT, matrix.EVOLUTION):
+    for page in (matrix.GLANCE, matrix.OUTPUT, matrix.EVOLUTION, matrix.CAUSES):
         shutil.copy(ROOT / page, tmp_path / page)
     shutil.copytree(ROOT / matrix.EXPECTED_FAILURES, tmp_path / matrix.EXPECTED_FAILURES)
     assert matrix.main(["--check", "--root", str(tmp_path)]) == 0

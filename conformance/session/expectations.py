@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Collection, Mapping
 from pathlib import Path
@@ -20,7 +21,8 @@ __all__ = ["ExpectationsError", "load_expectations", "load_scopes", "load_surfac
 
 #: The keys of an entry: the reason (required), a reproduction (optional, for readers), and the
 #: functions whose dispatch the divergence is seen in (optional; without it, any function).
-_KEYS = ("reason", "snippet", "functions", "surface")
+_KEYS = ("reason", "snippet", "functions", "surface", "causes")
+_CAUSE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 #: Verdicts under which an expected-failure entry is in use (see :mod:`conformance.report.verdicts`).
 _FAILING = ("fail", "expected_failure")
 #: The scope of an entry that lists only ``surface`` callables: it excuses no scenario's
@@ -75,6 +77,11 @@ def parse_expectations(text: str, known: Collection[str], where: str = "<text>")
         if not isinstance(surface, list) or not all(isinstance(f, str) and f for f in surface):
             raise ExpectationsError(f"{where}: [{rule_id}] surface must be an array of the names "
                                     "of listed callables (as the certificate's surface table shows them)")
+        causes = entry.get("causes", [])
+        if not isinstance(causes, list) or not all(
+                isinstance(c, str) and _CAUSE.fullmatch(c) for c in causes):
+            raise ExpectationsError(f"{where}: [{rule_id}] causes must be an array of names of "
+                                    "root causes, in lower case with hyphens")
         out[rule_id] = _one_line(reason)
     return out
 
