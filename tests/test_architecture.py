@@ -131,7 +131,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("report", ("version",)),
     ("tools", ("base", "generate", "snippet", "surface", "target", "sandbox", "judge", "search")),
     ("conformance", ("version", "report", "tools")),
-    ("matrix", ("tools",)),
+    ("matrix", ("tools", "report")),
     ("release", ()),
     ("__main__", ("version", "base", "generate", "snippet", "surface", "target", "adapter", "sandbox",
                   "judge", "search", "exhaustive", "report", "tools", "matrix", "release")),

@@ -158,3 +158,33 @@ if TORCH:  # the rest needs torch.compile
         assert diverging is not None and "TFM_STACK_002" in diverging.rules
         assert diverging.differences[0].startswith("compiled differs from eager")
         assert agreeing is not None and agreeing.rules == () and agreeing.compilation.fullgraph
+
+    #: A mode entered, then DisableTorchFunctionSubclass, then a call: three boundaries.
+    LAYERED = scenario_from_dict({
+        "generation": "stack", "modes": [{"name": "M", "behaviour": "forward"}],
+        "setup": [{"enter": "M"}, {"disable": "subclass"}],
+        "call": {"func": "neg", "args": ["plain"]}})
+
+    def test_set_up_steps_entered_outside_the_compiled_function_run_around_it() -> None:
+        eager, _ = execute(LAYERED, ADAPTER)
+        ADAPTER.reset()
+        for outside in (0, 1, 2, 9):
+            trace, _, compilation = run_compiled(LAYERED, ADAPTER, outside=outside)
+            ADAPTER.reset()
+            assert compilation.outside == min(outside, 2) and compilation.compiled, compilation
+            # the same steps are entered in the same order, wherever the boundary lies
+            kinds = [type(e).__name__ for e in trace.events]
+            assert kinds == [type(e).__name__ for e in eager.events], (outside, trace.events)
+
+    def test_the_boundary_travels_through_the_sandbox() -> None:
+        from conformance.judge.compilecheck import check_compiled
+        from conformance.sandbox.parent import SandboxedImplementation
+
+        target = SandboxedImplementation("torch")
+        try:
+            checked = check_compiled(LAYERED, target, seconds=300, outside=1,
+                                     excused=frozenset({"TFM_ARGS_002", "TFM_ARGS_003"}))
+        finally:
+            target.close()
+        assert checked is not None and checked.compilation is not None
+        assert checked.compilation.outside == 1, checked.compilation

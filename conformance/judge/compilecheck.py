@@ -49,18 +49,23 @@ Observed = tuple[Trace, dict[tuple[str, str], str], Trace, dict[tuple[str, str],
                  Compilation, tuple[str, ...]]
 
 
-def observe_compiled(scenario: Scenario, target: Target, seconds: float) -> Observed:
+def observe_compiled(scenario: Scenario, target: Target, seconds: float,
+                     outside: int = 0) -> Observed:
     """The eager trace and naming, the compiled trace and naming, how much was compiled, and
-    what the compiled run left behind (a time-out is re-run before it is a hang)."""
-    return confirmed(lambda within: _observe_compiled_once(scenario, target, within), target,
-                     seconds, "running a scenario under torch.compile", COMPILE_RERUN_FACTOR)
+    what the compiled run left behind (a time-out is re-run before it is a hang). ``outside``
+    of the set-up's first steps are entered around the compiled function."""
+    return confirmed(lambda within: _observe_compiled_once(scenario, target, within, outside),
+                     target, seconds, "running a scenario under torch.compile",
+                     COMPILE_RERUN_FACTOR)
 
 
-def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float) -> Observed:
+def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float,
+                           outside: int) -> Observed:
     if isinstance(target, SandboxedImplementation):
         try:
             result = target.call("conformance.sandbox._child:run_scenario_compiled", scenario,
-                                 seconds=seconds, during="running a scenario under torch.compile")
+                                 outside, seconds=seconds,
+                                 during="running a scenario under torch.compile")
         except RemoteError as exc:  # the run failed in the implementation's process
             raise misbehaved(exc) from None
         eager, eager_naming, compiled, naming, compilation, leaked = result
@@ -69,7 +74,7 @@ def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float) -
         with time_limit(seconds):
             eager, eager_naming = execute(scenario, target)
             target.reset()
-            compiled, naming, compilation = run_compiled(scenario, target)
+            compiled, naming, compilation = run_compiled(scenario, target, outside=outside)
     except ScenarioTimeout as exc:
         raise ImplementationHung(f"the implementation hung: {exc}") from None
     finally:
@@ -78,8 +83,9 @@ def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float) -
 
 
 def check_compiled(scenario: Scenario, target: Target, seconds: float | None = None,
-                   excused: Excusals | Collection[str] = ()) -> Checked | None:
-    """Like :func:`conformance.judge.check.check`, for the compiled run against the eager one.
+                   excused: Excusals | Collection[str] = (), outside: int = 0) -> Checked | None:
+    """Like :func:`conformance.judge.check.check`, for the compiled run against the eager one
+    (``outside`` of the set-up's first steps entered around the compiled function).
 
     ``None`` when no rule specifies what the scenario does. The result's ``compilation`` says
     how much Dynamo traced; when it compiled nothing, ``rules`` is empty and nothing was judged.
@@ -91,7 +97,7 @@ def check_compiled(scenario: Scenario, target: Target, seconds: float | None = N
         return None
     try:
         eager, eager_naming, observed, naming, compilation, leaked = observe_compiled(
-            scenario, target, compile_seconds(target) if seconds is None else seconds)
+            scenario, target, compile_seconds(target) if seconds is None else seconds, outside)
     except ImplementationFault as fault:
         return faulted(scenario, expected, fault)
     noise.note(observed.noise)

@@ -156,9 +156,10 @@ def run_batch(adapter: Any, scenarios: Any) -> list[tuple[Any, Any, list[str]]]:
     return results
 
 
-def run_scenario_compiled(adapter: Any, scenario: Any) -> tuple[Any, ...]:
-    """The scenario run eagerly, then inside torch.compile, in this process: each run's trace
-    and naming, how much Dynamo traced, and what the compiled run left behind."""
+def run_scenario_compiled(adapter: Any, scenario: Any, outside: int = 0) -> tuple[Any, ...]:
+    """The scenario run eagerly, then inside torch.compile (``outside`` of its set-up's first
+    steps entered around the compiled function), in this process: each run's trace and naming,
+    how much Dynamo traced, and what the compiled run left behind."""
     from conformance.target.compiled import run_compiled
     from conformance.target.runner import Run
 
@@ -171,7 +172,7 @@ def run_scenario_compiled(adapter: Any, scenario: Any) -> tuple[Any, ...]:
     # The compiled run records into a plain list: sending each event as it comes (_Streamed)
     # is a call Dynamo cannot trace, and would break the very graph it records.
     try:
-        compiled, naming, compilation = run_compiled(scenario, adapter)
+        compiled, naming, compilation = run_compiled(scenario, adapter, outside=outside)
     finally:
         leaked = reset(adapter)
     return eager, eager_naming, compiled, naming, compilation, leaked

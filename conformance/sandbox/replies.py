@@ -90,11 +90,11 @@ def decode_result(target: str, body: Any) -> Any:
         r = fields(body, "the result", ("eager", "eager_naming", "compiled", "naming", "compilation",
                                         "leaked"))
         c = fields(r["compilation"], "the compilation", ("fullgraph", "breaks", "frames", "reason",
-                                                          "crashed", "graphs", "ran"))
+                                                          "crashed", "graphs", "ran", "outside"))
         compilation = Compilation(flag(c["fullgraph"], "fullgraph"), integer(c["breaks"], "breaks"),
                                   integer(c["frames"], "frames"), text(c["reason"], "reason"),
                                   flag(c["crashed"], "crashed"), integer(c["graphs"], "graphs"),
-                                  integer(c["ran"], "ran"))
+                                  integer(c["ran"], "ran"), integer(c["outside"], "outside"))
         return (decode_trace(r["eager"], "the eager trace"), decode_naming(r["eager_naming"]),
                 decode_trace(r["compiled"], "the compiled trace"), decode_naming(r["naming"]),
                 compilation, decode_texts(r["leaked"], "the state left behind"))

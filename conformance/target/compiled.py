@@ -85,7 +85,8 @@ class Compilation:
     Dynamo reports converted there (its ``frames["ok"]``, kept as reported: it also counts
     frames that then ran as eager code, so it decides nothing), and ``reason`` says why
     ``fullgraph=True`` failed (its first line). ``graphs`` counts the graphs Dynamo produced
-    in the run that decided the label, ``ran`` their runs in the call's thread.
+    in the run that decided the label, ``ran`` their runs in the call's thread. ``outside``
+    counts the set-up's first steps entered around the compiled function, not inside it.
     """
 
     fullgraph: bool
@@ -97,6 +98,7 @@ class Compilation:
     crashed: bool = False
     graphs: int = 0
     ran: int = 0
+    outside: int = 0
 
     @property
     def compiled(self) -> bool:
@@ -192,10 +194,12 @@ def _first_line(error: BaseException) -> str:
 
 
 def run_compiled(scenario: Scenario, adapter: Any,
-                 events: Callable[[], list[Any]] | None = None
+                 events: Callable[[], list[Any]] | None = None, outside: int = 0
                  ) -> tuple[Trace, dict[tuple[str, str], str], Compilation]:
     """Run ``scenario``'s user code compiled: the observed trace, how its objects print, and
-    how much Dynamo traced. ``events`` makes each run's event list (default: a list)."""
+    how much Dynamo traced. ``events`` makes each run's event list (default: a list);
+    ``outside`` of the set-up's first steps are entered around the compiled function (a mode
+    entered before it is called, active while it runs), the rest inside it."""
     torch = _torch(adapter)
     call_thread = (CALL_THREAD if scenario.call is not None and scenario.call.thread
                    else threading.current_thread().name)
@@ -205,9 +209,10 @@ def run_compiled(scenario: Scenario, adapter: Any,
         run.events = events()
     backend = CountingBackend()
     try:
-        trace = run.execute(wrap=_wrap(torch, True, backend))
+        trace = run.execute(wrap=_wrap(torch, True, backend), outside=outside)
         return trace, run.naming(), Compilation(True, graphs=backend.graphs,
-                                                 ran=backend.ran_in(call_thread))
+                                                 ran=backend.ran_in(call_thread),
+                                                 outside=run.outside)
     except _NotTraceable as failed:
         reason = _first_line(failed.error)
     _fresh(torch, adapter)
@@ -215,7 +220,7 @@ def run_compiled(scenario: Scenario, adapter: Any,
     if events is not None:
         run.events = events()
     backend = CountingBackend()
-    trace = run.execute(wrap=_wrap(torch, False, backend))
+    trace = run.execute(wrap=_wrap(torch, False, backend), outside=outside)
     counters = _counters(torch)
     breaks = sum(counters["graph_break"].values())
     frames = counters["frames"]["ok"]
@@ -227,7 +232,8 @@ def run_compiled(scenario: Scenario, adapter: Any,
         text = outcome.message.render().strip().splitlines()
         trace = replace(trace, outcome=replace(outcome, message=Message((text[0] if text else "",))))
     return trace, run.naming(), Compilation(False, breaks, frames, reason, crashed,
-                                            backend.graphs, backend.ran_in(call_thread))
+                                            backend.graphs, backend.ran_in(call_thread),
+                                            run.outside)
 
 
 def _dynamo_errors(torch: Any) -> frozenset[str]:

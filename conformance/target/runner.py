@@ -98,6 +98,8 @@ class Run(ScenarioObjects):
             self._name_form(scenario.call.func)
         self.defined: dict[str, Callable[..., Any]] = {}
         self.behaviours: dict[str, Behaviour] = {}
+        #: How many of the set-up's first steps are entered outside what ``execute`` wraps.
+        self.outside = 0
         self.pydecls: dict[str, PyFuncDecl] = {}
         # The handlers and functions built below find this run through RUNS by its key.
         self.key = f"run-{next(KEYS)}"
@@ -261,12 +263,17 @@ class Run(ScenarioObjects):
 
     # -- the whole scenario ---------------------------------------------------------
 
-    def execute(self, wrap: Wrap | None = None) -> Trace:
+    def execute(self, wrap: Wrap | None = None, outside: int = 0) -> Trace:
         """Run the scenario. ``wrap`` takes the scenario's user code (the set-up, entered in
         order, and the call) as a function of the call's arguments and returns what runs it:
-        ``torch.compile`` does (conformance.target.compiled); ``None`` runs it as it is."""
+        ``torch.compile`` does (conformance.target.compiled); ``None`` runs it as it is.
+        ``outside``: how many of the set-up's first steps are entered before that function is
+        called, around it (a mode entered outside the compiled function, active while it
+        runs); the other steps and the call are inside it. Run as it is, where the boundary
+        lies changes nothing."""
         outcome: Outcome
-        body = self.user_code if wrap is None else wrap(self.user_code)
+        self.outside = max(0, min(outside, len(self.sc.setup)))
+        body = self.inner_code if wrap is None else wrap(self.inner_code)
         with warnings.catch_warnings():
             warnings.simplefilter("always")
             warnings.showwarning = self._warn
@@ -274,7 +281,7 @@ class Run(ScenarioObjects):
                 call_args, call_kwargs = self._call_arguments()
                 for name in self.sc.instance_modes():
                     self.instances[name] = self.ad.make_mode(self.mode_classes[name])
-                result = body(call_args, call_kwargs)
+                result = self._around(0, body, call_args, call_kwargs)
                 outcome = Returned(self.observe(result))
             except Exception as exc:
                 # text_of: an exception whose __str__ raises is still the implementation's raise
@@ -284,6 +291,19 @@ class Run(ScenarioObjects):
         return Trace(described_events(self.events, self.received, self.idents), outcome,
                      self.label(self.ad.current_mode()), noise=tuple(self.noise),
                      built=tuple(self.built))
+
+    def inner_code(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """The user code inside the boundary: the set-up's steps from ``outside`` on, and the call."""
+        return self._enter_from(self.outside, args, kwargs)
+
+    def _around(self, index: int, body: Callable[[list[Any], dict[str, Any]], Any],
+                args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """The set-up's steps before the boundary, one inside the other, around ``body``."""
+        if index < self.outside:
+            with self._step(self.sc.setup[index]):
+                self.events.append(Installed(index, self.label(self.ad.current_mode())))
+                return self._around(index + 1, body, args, kwargs)
+        return body(args, kwargs)
 
     def user_code(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """What a user of the implementation writes: the set-up's blocks, one inside the
