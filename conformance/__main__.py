@@ -119,13 +119,18 @@ def _report(args: argparse.Namespace) -> int:
         text = markdown(load_causes())
     except CausesError as exc:
         raise _UsageError(str(exc)) from None
-    if args.output is None:
+    return _write(text, args.output)
+
+
+def _write(text: str, output: Path | None) -> int:
+    """Write ``text`` to ``output`` (standard output if None): a command's result."""
+    if output is None:
         sys.stdout.write(text)
         return 0
     try:
-        args.output.write_text(text, encoding="utf-8")
+        output.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise _UsageError(f"cannot write {args.output}: {exc.strerror}") from None
+        raise _UsageError(f"cannot write {output}: {exc.strerror}") from None
     return 0
 
 
@@ -258,14 +263,7 @@ def _texts(args: argparse.Namespace) -> int:
         text = json.dumps(measure(target), indent=2, sort_keys=True) + "\n"
     finally:
         target.close()
-    if args.output is None:
-        sys.stdout.write(text)
-        return 0
-    try:
-        args.output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise _UsageError(f"cannot write {args.output}: {exc.strerror}") from None
-    return 0
+    return _write(text, args.output)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
