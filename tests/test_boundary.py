@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 
 import reference_impl
@@ -52,3 +53,31 @@ def _examples() -> list[Scenario]:
     from spec.examples import load_examples
 
     return [e.scenario for e in load_examples() if e.scenario.generation == "2022"]
+
+
+def test_a_compiled_reply_about_another_boundary_is_the_implementations_fault() -> None:
+    """The suite knows where it asked the boundary to lie: a reply from the implementation's
+    process that says the run entered another number of steps outside is not believed."""
+    from conformance.judge.compilecheck import _observe_compiled_once as observe_once
+    from conformance.sandbox.parent import ImplementationMisbehaved, SandboxedImplementation
+    from conformance.target.compiled import Compilation
+
+    scenario = next(s for s in _examples() if len(s.setup) == 2)
+    trace = Run(scenario, ADAPTER).execute()
+    naming: dict[tuple[str, str], str] = {}
+    ADAPTER.reset()
+    asked: list[Any] = []
+
+    class Replying(SandboxedImplementation):
+        def __init__(self, outside: int) -> None:  # no process: the reply is made up here
+            self.outside = outside
+
+        def call(self, target: str, *args: Any, **kwargs: Any) -> Any:
+            asked.append(args)
+            return trace, naming, trace, naming, Compilation(True, outside=self.outside), ()
+
+    assert observe_once(scenario, Replying(1), 5.0, 1)[4].outside == 1
+    assert observe_once(scenario, Replying(2), 5.0, 9)[4].outside == 2  # clamped
+    with pytest.raises(ImplementationMisbehaved, match=r"entered 0 set-up step.* 1 were asked"):
+        observe_once(scenario, Replying(0), 5.0, 1)
+    assert [a[1] for a in asked] == [1, 9, 1]

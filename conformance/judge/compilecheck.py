@@ -18,6 +18,7 @@ from ..sandbox.isolation import ScenarioTimeout, time_limit
 from ..sandbox.parent import (
     ImplementationFault,
     ImplementationHung,
+    ImplementationMisbehaved,
     RemoteError,
     SandboxedImplementation,
 )
@@ -69,6 +70,11 @@ def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float,
         except RemoteError as exc:  # the run failed in the implementation's process
             raise misbehaved(exc) from None
         eager, eager_naming, compiled, naming, compilation, leaked = result
+        asked = max(0, min(outside, len(scenario.setup)))
+        if compilation.outside != asked:  # the reply is not about the run that was asked for
+            raise ImplementationMisbehaved(
+                f"the compiled run entered {compilation.outside} set-up step(s) outside the "
+                f"compiled function where {asked} were asked for")
         return eager, eager_naming, compiled, naming, compilation, tuple(leaked)
     try:
         with time_limit(seconds):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -45,7 +45,7 @@ class Cause:
     upstream: tuple[str, ...]
     repro: str
     #: release -> the rules whose compiled expected failures name this cause there
-    rules: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    rules: Mapping[str, tuple[str, ...]]
 
 
 def _text(table: Mapping[str, object], key: str, where: str) -> str:
@@ -64,6 +64,12 @@ def load_causes(folder: Path = FOLDER) -> dict[str, Cause]:
         table = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise CausesError(f"{path}: cannot be read: {exc}") from None
+    named = _release_causes(folder)
+    for release, rules_of in named.items():
+        for name in rules_of:
+            if name not in table:
+                raise CausesError(f"torch-{release}-compiled.toml names cause {name!r}, which "
+                                  f"{CAUSES_FILE} does not tell")
     causes: dict[str, Cause] = {}
     for name, entry in table.items():
         where = f"{path.name} [{name}]"
@@ -83,14 +89,10 @@ def load_causes(folder: Path = FOLDER) -> dict[str, Cause]:
         if "EAGER:" not in repro or "COMPILED:" not in repro or "sys.exit(" not in repro:
             raise CausesError(f"{where}: the repro must print EAGER: and COMPILED: and exit "
                               "with sys.exit(1 if they differ else 0)")
+        rules = {release: tuple(sorted(rules_of[name]))
+                 for release, rules_of in named.items() if name in rules_of}
         causes[name] = Cause(name, _text(entry, "title", where), severity, tuple(upstream),
-                             repro + "\n", {})
-    for release, rules_of in _release_causes(folder).items():
-        for name, rules in rules_of.items():
-            if name not in causes:
-                raise CausesError(f"torch-{release}-compiled.toml names cause {name!r}, which "
-                                  f"{CAUSES_FILE} does not tell")
-            causes[name].rules[release] = tuple(sorted(rules))
+                             repro + "\n", rules)
     unused = sorted(name for name, cause in causes.items() if not cause.rules)
     if unused:
         raise CausesError(f"{CAUSES_FILE}: no compiled expected failure names {', '.join(unused)}")

@@ -281,7 +281,7 @@ class Run(ScenarioObjects):
                 call_args, call_kwargs = self._call_arguments()
                 for name in self.sc.instance_modes():
                     self.instances[name] = self.ad.make_mode(self.mode_classes[name])
-                result = self._around(0, body, call_args, call_kwargs)
+                result = self._enter(0, self.outside, body, call_args, call_kwargs)
                 outcome = Returned(self.observe(result))
             except Exception as exc:
                 # text_of: an exception whose __str__ raises is still the implementation's raise
@@ -293,28 +293,21 @@ class Run(ScenarioObjects):
                      built=tuple(self.built))
 
     def inner_code(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """The user code inside the boundary: the set-up's steps from ``outside`` on, and the call."""
-        return self._enter_from(self.outside, args, kwargs)
+        """The user code inside the boundary: the set-up's steps from ``outside`` on, one
+        inside the other, and the call in the innermost (``None`` when the scenario makes no
+        call)."""
+        return self._enter(self.outside, len(self.sc.setup), self._the_call, args, kwargs)
 
-    def _around(self, index: int, body: Callable[[list[Any], dict[str, Any]], Any],
-                args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """The set-up's steps before the boundary, one inside the other, around ``body``."""
-        if index < self.outside:
+    def _enter(self, index: int, stop: int, then: Callable[[list[Any], dict[str, Any]], Any],
+               args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """The set-up's steps ``index`` to ``stop``, one inside the other, around ``then``."""
+        if index < stop:
             with self._step(self.sc.setup[index]):
                 self.events.append(Installed(index, self.label(self.ad.current_mode())))
-                return self._around(index + 1, body, args, kwargs)
-        return body(args, kwargs)
+                return self._enter(index + 1, stop, then, args, kwargs)
+        return then(args, kwargs)
 
-    def user_code(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """What a user of the implementation writes: the set-up's blocks, one inside the
-        other, and the call in the innermost (``None`` when the scenario makes no call)."""
-        return self._enter_from(0, args, kwargs)
-
-    def _enter_from(self, index: int, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        if index < len(self.sc.setup):
-            with self._step(self.sc.setup[index]):
-                self.events.append(Installed(index, self.label(self.ad.current_mode())))
-                return self._enter_from(index + 1, args, kwargs)
+    def _the_call(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
         if self.sc.call is None:
             return None
         try:
