@@ -45,15 +45,20 @@ OPERATOR = scenario_from_dict({
 def test_a_scenario_compiled_nothing_of_is_not_compiled_and_counted_apart() -> None:
     nothing = Compilation(False, breaks=2, frames=0, reason="Unsupported: x")
     whole = Compilation(True)
-    broken = Compilation(False, breaks=3, frames=4, reason="Unsupported: y", graphs=2, ran=2)
+    broken = Compilation(False, breaks=3, frames=4, reason="Unsupported: y", graphs=2, ran=2,
+                         ran_frames=("inner_code", "_enter (resumed)"), fell_back=2)
     crashed = Compilation(False, frames=0, reason="InternalTorchDynamoError: z", crashed=True)
     assert not nothing.compiled and whole.compiled and broken.compiled and crashed.compiled
     # Dynamo's frames["ok"] decides nothing: frames it converted and then ran eagerly count there
-    skipped = Compilation(False, breaks=1, frames=3, reason="Unsupported: w", graphs=1, ran=0)
+    skipped = Compilation(False, breaks=1, frames=3, reason="Unsupported: w", graphs=1, ran=0,
+                          fell_back=2)
     assert not skipped.compiled and "none ran in the call's thread" in skipped.describe()
+    assert "2 frame(s) fell back to eager" in skipped.describe()
+    assert "from inner_code, _enter (resumed), 2 frame(s) fell back" in broken.describe()
     counts = tally([nothing, whole, broken, crashed], seconds=2.0)
     assert counts == {"scenarios": 4, "fullgraph": 1, "graph_broken": 1, "not_compiled": 1,
-                      "dynamo_errors": 1, "graph_breaks": 5, "milliseconds": 2000}
+                      "dynamo_errors": 1, "graph_breaks": 5, "frames_compiled": 2,
+                      "frames_fell_back": 2, "milliseconds": 2000}
     entry = summarise([counts, tally([whole], seconds=1.0)])
     assert entry["scenarios"] == 5 and entry["fullgraph"] == 2
     assert entry["fullgraph_fraction"] == 0.4 and entry["scenarios_per_minute"] == 100.0
@@ -133,6 +138,20 @@ if TORCH:  # the rest needs torch.compile
         fell_back = run_compiled(EXAMPLES["mode_back_on_top_after_raise"].scenario, ADAPTER)[2]
         assert not fell_back.compiled and fell_back.graphs == 0 and fell_back.frames > 0, fell_back
         assert fell_back.describe().startswith("compiled nothing"), fell_back.describe()
+
+    def test_frames_that_ran_compiled_and_frames_that_fell_back_are_reported() -> None:
+        """Per scenario, the frames whose graphs ran in the call's thread are named (the
+        frame Dynamo made each graph from) and the frames it converted without a graph are
+        counted: the graph-broken example ran a graph of a frame of the run's user code, and
+        every frame Dynamo converted of the fell-back one ran eagerly."""
+        ran = run_compiled(EXAMPLES["python_disable_subclass_stack"].scenario, ADAPTER)[2]
+        assert ran.ran_frames and "?" not in ran.ran_frames, ran
+        assert f"from {', '.join(ran.ran_frames)}" in ran.describe(), ran.describe()
+        assert ran.fell_back == ran.frames - ran.graphs, ran
+        fell_back = run_compiled(EXAMPLES["mode_back_on_top_after_raise"].scenario, ADAPTER)[2]
+        assert fell_back.ran_frames == () and fell_back.fell_back == fell_back.frames > 0, fell_back
+        whole = run_compiled(OPERATOR, ADAPTER)[2]
+        assert whole.fullgraph and whole.fell_back == 0, whole
 
     def test_a_callable_an_operator_hands_the_handler_is_named_compiled_too() -> None:
         """Compiled, -x reaches the mode with Tensor.neg (as in eager): the run names it by

@@ -33,6 +33,16 @@ COMPILE_SCHEMA: Final[dict[str, Any]] = {
                           "description": "the compiled call raised Dynamo's "
                                          "own error (judged: a divergence)"},
         "graph_breaks": {"type": "integer", "minimum": 0},
+        "frames_compiled": {"type": "integer", "minimum": 0,
+                            "description": "per scenario, the frames whose graphs "
+                                           "ran in the call's thread, added up "
+                                           "(absent from certificates made before "
+                                           "frames were counted)"},
+        "frames_fell_back": {"type": "integer", "minimum": 0,
+                             "description": "per scenario, the frames Dynamo "
+                                            "converted and ran as eager code "
+                                            "without a graph, added up (absent "
+                                            "as frames_compiled is)"},
         "fullgraph_fraction": {"type": "number", "minimum": 0, "maximum": 1,
                                "description": "fullgraph / scenarios"},
         "scenarios_per_minute": {"type": "number", "minimum": 0,

@@ -90,11 +90,14 @@ def decode_result(target: str, body: Any) -> Any:
         r = fields(body, "the result", ("eager", "eager_naming", "compiled", "naming", "compilation",
                                         "leaked"))
         c = fields(r["compilation"], "the compilation", ("fullgraph", "breaks", "frames", "reason",
-                                                          "crashed", "graphs", "ran", "outside"))
+                                                          "crashed", "graphs", "ran", "outside",
+                                                          "ran_frames", "fell_back"))
         compilation = Compilation(flag(c["fullgraph"], "fullgraph"), integer(c["breaks"], "breaks"),
                                   integer(c["frames"], "frames"), text(c["reason"], "reason"),
                                   flag(c["crashed"], "crashed"), integer(c["graphs"], "graphs"),
-                                  integer(c["ran"], "ran"), integer(c["outside"], "outside"))
+                                  integer(c["ran"], "ran"), integer(c["outside"], "outside"),
+                                  tuple(decode_texts(c["ran_frames"], "ran_frames", 100)),
+                                  integer(c["fell_back"], "fell_back"))
         return (decode_trace(r["eager"], "the eager trace"), decode_naming(r["eager_naming"]),
                 decode_trace(r["compiled"], "the compiled trace"), decode_naming(r["naming"]),
                 compilation, decode_texts(r["leaked"], "the state left behind"))

@@ -24,6 +24,7 @@ for a function the scenario defines, its kernel computed with tensor operations 
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -42,26 +43,53 @@ BACKEND = "eager"
 @dataclass
 class CountingBackend:
     """A ``torch.compile`` backend that runs each graph as Dynamo's ``eager`` backend does
-    (its ``forward``) and counts the graphs it was handed and, per thread name, their runs."""
+    (its ``forward``) and records, for each graph it was handed, the frame Dynamo made it from
+    and, per thread name, which graphs ran there."""
 
-    graphs: int = 0
-    runs: dict[str, int] = field(default_factory=dict)
+    #: the frame of each graph, in the order Dynamo handed them over (see :func:`frame_of`)
+    frames: list[str] = field(default_factory=list)
+    #: thread name -> the indices of the graphs that ran in it, in order
+    runs: dict[str, list[int]] = field(default_factory=dict)
+
+    @property
+    def graphs(self) -> int:
+        return len(self.frames)
 
     def __call__(self, graph: Any, example_inputs: Any) -> Callable[..., Any]:
-        self.graphs += 1
+        index = len(self.frames)
+        self.frames.append(frame_of(graph))
         forward = graph.forward
         runs = self.runs
 
         def run(*args: Any) -> Any:
-            name = threading.current_thread().name
-            runs[name] = runs.get(name, 0) + 1
+            runs.setdefault(threading.current_thread().name, []).append(index)
             return forward(*args)
 
         return run
 
     def ran_in(self, thread: str) -> int:
         """How many times a graph ran in the thread named ``thread``."""
-        return self.runs.get(thread, 0)
+        return len(self.runs.get(thread, ()))
+
+    def frames_ran_in(self, thread: str) -> tuple[str, ...]:
+        """The frames whose graphs ran in the thread named ``thread``, each once, in order."""
+        return tuple(dict.fromkeys(self.frames[i] for i in self.runs.get(thread, ())))
+
+
+_RESUMED = re.compile(r"torch_dynamo_resume_in_(.+)_at_[0-9]+")
+
+
+def frame_of(graph: Any) -> str:
+    """The function whose frame Dynamo made ``graph`` from: the outermost entry of the stack
+    Dynamo says it compiled the graph at, a frame resumed after a graph break named for the
+    function it resumes ("_enter (resumed)"); "?" where the graph does not say."""
+    reason = getattr(graph, "compile_subgraph_reason", None)
+    stack = getattr(reason, "user_stack", None) or ()
+    name = getattr(stack[0], "name", None) if stack else None
+    if not isinstance(name, str) or not name:
+        return "?"
+    resumed = _RESUMED.fullmatch(name)
+    return f"{resumed.group(1)} (resumed)" if resumed else name
 
 
 class CompileUnavailable(Exception):
@@ -85,8 +113,12 @@ class Compilation:
     Dynamo reports converted there (its ``frames["ok"]``, kept as reported: it also counts
     frames that then ran as eager code, so it decides nothing), and ``reason`` says why
     ``fullgraph=True`` failed (its first line). ``graphs`` counts the graphs Dynamo produced
-    in the run that decided the label, ``ran`` their runs in the call's thread. ``outside``
-    counts the set-up's first steps entered around the compiled function, not inside it.
+    in the run that decided the label, ``ran`` their runs in the call's thread, and
+    ``ran_frames`` names the frames those graphs came from (see :func:`frame_of`).
+    ``fell_back`` counts the frames of a graph-broken run that Dynamo converted and then ran as
+    plain eager code, having made no graph of them (its ``frames["ok"]`` less the graphs).
+    ``outside`` counts the set-up's first steps entered around the compiled function, not
+    inside it.
     """
 
     fullgraph: bool
@@ -99,6 +131,8 @@ class Compilation:
     graphs: int = 0
     ran: int = 0
     outside: int = 0
+    ran_frames: tuple[str, ...] = ()
+    fell_back: int = 0
 
     @property
     def compiled(self) -> bool:
@@ -109,14 +143,19 @@ class Compilation:
     def describe(self) -> str:
         """One line: how much was traced, and what of it ran."""
         if self.fullgraph:
-            return f"traced whole (fullgraph=True), {self.graphs} graph(s)"
+            return f"traced whole (fullgraph=True), {self.graphs} graph(s){self._frames()}"
         if self.crashed:
             return f"Dynamo raised its own error ({self.reason})"
         if not self.compiled:
             return (f"compiled nothing: {self.graphs} graph(s), none ran in the call's thread, "
+                    f"{self.fell_back} frame(s) fell back to eager, "
                     f"{self.breaks} graph break(s) ({self.reason})")
         return (f"{self.breaks} graph break(s), {self.graphs} graph(s), {self.ran} run(s) in the "
-                f"call's thread ({self.reason})")
+                f"call's thread{self._frames()}, {self.fell_back} frame(s) fell back to eager "
+                f"({self.reason})")
+
+    def _frames(self) -> str:
+        return f" from {', '.join(self.ran_frames)}" if self.ran_frames else ""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -212,7 +251,8 @@ def run_compiled(scenario: Scenario, adapter: Any,
         trace = run.execute(wrap=_wrap(torch, True, backend), outside=outside)
         return trace, run.naming(), Compilation(True, graphs=backend.graphs,
                                                  ran=backend.ran_in(call_thread),
-                                                 outside=run.outside)
+                                                 outside=run.outside,
+                                                 ran_frames=backend.frames_ran_in(call_thread))
     except _NotTraceable as failed:
         reason = _first_line(failed.error)
     _fresh(torch, adapter)
@@ -233,7 +273,8 @@ def run_compiled(scenario: Scenario, adapter: Any,
         trace = replace(trace, outcome=replace(outcome, message=Message((text[0] if text else "",))))
     return trace, run.naming(), Compilation(False, breaks, frames, reason, crashed,
                                             backend.graphs, backend.ran_in(call_thread),
-                                            run.outside)
+                                            run.outside, backend.frames_ran_in(call_thread),
+                                            max(0, frames - backend.graphs))
 
 
 def _dynamo_errors(torch: Any) -> frozenset[str]:
@@ -246,7 +287,8 @@ def _dynamo_errors(torch: Any) -> frozenset[str]:
 def tally(compilations: list[Compilation], seconds: float = 0.0) -> dict[str, int]:
     """Counts of a test's compiled scenarios, as the certificate's ``run.compile`` adds them up:
     how many were traced whole, with graph breaks, not at all, or ended in Dynamo's own error;
-    the graph breaks; and the milliseconds the test spent on them."""
+    the graph breaks; the frames whose graphs ran in the call's thread and the frames that fell
+    back to eager; and the milliseconds the test spent on them."""
     return {
         "scenarios": len(compilations),
         "fullgraph": sum(c.fullgraph for c in compilations),
@@ -254,6 +296,8 @@ def tally(compilations: list[Compilation], seconds: float = 0.0) -> dict[str, in
         "not_compiled": sum(not c.compiled for c in compilations),
         "dynamo_errors": sum(c.crashed for c in compilations),
         "graph_breaks": sum(c.breaks for c in compilations),
+        "frames_compiled": sum(len(c.ran_frames) for c in compilations),
+        "frames_fell_back": sum(c.fell_back for c in compilations),
         "milliseconds": round(seconds * 1000),
     }
 
@@ -262,7 +306,7 @@ def summarise(tallies: list[dict[str, int]]) -> dict[str, Any]:
     """The certificate's ``run.compile``: the tests' tallies added up, the fraction of the
     scenarios traced without a graph break, and the scenarios checked per minute."""
     keys = ("scenarios", "fullgraph", "graph_broken", "not_compiled", "dynamo_errors",
-            "graph_breaks", "milliseconds")
+            "graph_breaks", "frames_compiled", "frames_fell_back", "milliseconds")
     total = {k: sum(int(t.get(k, 0)) for t in tallies) for k in keys}
     minutes = total.pop("milliseconds") / 60000
     scenarios = total["scenarios"]

@@ -36,6 +36,9 @@ def _fraction_lines(entry: dict[str, Any]) -> list[str]:
         f"``fullgraph=True`` (**{entry['fullgraph_fraction']:.1%}**), {entry['graph_broken']} "
         f"with graph breaks ({entry['graph_breaks']} breaks in all), and compiled nothing of "
         f"{entry['not_compiled']}; {entry['dynamo_errors']} ended in an error of Dynamo's own. "
+        + (f"Added up over the scenarios, {entry['frames_compiled']} frame(s) ran a graph in "
+           f"the call's thread and {entry['frames_fell_back']} were converted by Dynamo and ran "
+           "as eager code without a graph. " if "frames_compiled" in entry else "") +
         f"Each worker checked {entry['scenarios_per_minute']:g} scenarios per minute, both "
         f"ways (backend ``{entry['backend']}``).",
         "",
