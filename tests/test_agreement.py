@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 
 import reference_impl
 from conformance.adapter import NamespaceAdapter
-from conformance.generate.strategies import scenarios
+from conformance.generate.strategies import FORWARD_ADD, scenarios
 from conformance.judge.compare import differences
 from conformance.target.runner import execute
 from spec.model import Scenario, Unbounded, Unspecified, predict, scenario_from_dict, scenario_to_dict
@@ -33,6 +33,15 @@ def test_model_and_reference_impl_agree(scenario: Scenario) -> None:
     assert not leaked, leaked
     diff = differences(expected, observed, naming)
     assert not diff, "\n".join([json.dumps(scenario_to_dict(scenario)), *diff])
+
+
+@settings(max_examples=max(500, settings().max_examples // 4))
+@given(scenarios("2022", frozenset({"disable-subclass", "python-path", FORWARD_ADD})))
+def test_model_and_reference_impl_agree_on_handlers_that_change_what_they_forward(
+        scenario: Scenario) -> None:
+    """The same, with mode handlers that add to the value they forward (ForwardAdd), which the
+    compiled sweep draws: the add is a call the handlers still active see."""
+    test_model_and_reference_impl_agree.hypothesis.inner_test(scenario)  # type: ignore[attr-defined]
 
 
 def test_a_redispatch_that_passes_alpha_to_a_function_without_it_is_unspecified() -> None:

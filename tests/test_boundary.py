@@ -81,3 +81,32 @@ def test_a_compiled_reply_about_another_boundary_is_the_implementations_fault() 
     with pytest.raises(ImplementationMisbehaved, match=r"entered 0 set-up step.* 1 were asked"):
         observe_once(scenario, Replying(0), 5.0, 1)
     assert [a[1] for a in asked] == [1, 9, 1]
+
+
+def test_the_compiled_sweep_draws_where_the_compiled_function_begins(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under --compile the sweep draws, with each scenario, how many of its set-up steps are
+    entered outside the compiled function, and mode handlers that change the value they
+    forward (which show a mode applied twice); an eager sweep draws neither."""
+    from conformance.search import sweep as sweep_module
+
+    seen: list[tuple[Scenario, int]] = []
+
+    def recording_check(scenario: Scenario, adapter: Any, excused: Any = (),
+                        outside: int = 0) -> None:
+        seen.append((scenario, outside))
+        return None
+
+    monkeypatch.setattr(sweep_module, "check", recording_check)
+
+    def drawn(compiling: bool) -> tuple[set[int], int]:
+        seen.clear()
+        adapter = NamespaceAdapter(reference_impl)
+        adapter.compile = compiling  # type: ignore[attr-defined]
+        sweep_module.run_sweep(adapter, "stack", 300, chunk=1)
+        adds = sum("ForwardAdd" in repr(s.modes) for s, _ in seen)
+        return {k for _, k in seen}, adds
+
+    boundaries, adds = drawn(compiling=True)
+    assert {0, 1, 2} <= boundaries and adds > 0, (boundaries, adds)
+    assert drawn(compiling=False) == ({0}, 0)

@@ -220,3 +220,21 @@ def test_a_scope_names_a_function_the_scenario_defines_by_the_word_own_function(
     text = f'[TFM_TYPES_003]\nfunctions = ["split", "{OWN_FUNCTION}"]\nreason = "x"\n'
     assert parse_scopes(text, {"TFM_TYPES_003"}) == {
         "TFM_TYPES_003": frozenset({"split", OWN_FUNCTION})}
+
+
+def test_a_scope_naming_the_boundary_excuses_only_runs_whose_set_up_began_outside() -> None:
+    """"outside compile" in an entry's functions: a compiled run that entered set-up steps
+    around the compiled function has its divergences of that rule excused wherever they show;
+    the same divergence of a run compiled whole inside is not."""
+    from conformance.judge.excusal import OUTSIDE_COMPILE
+    from conformance.session.expectations import parse_scopes
+
+    text = ('[TFM_ORDER_002]\nreason = "applied again"\nfunctions = ["outside compile", "neg"]\n')
+    scopes = parse_scopes(text, {"TFM_ORDER_002"})
+    assert scopes == {"TFM_ORDER_002": frozenset({OUTSIDE_COMPILE, "neg"})}
+    excusals = Excusals(scopes)
+    assert not excusals.covers(("TFM_ORDER_002",), ("add",))
+    assert excusals.at_boundary(0).covers(("TFM_ORDER_002",), ("neg",))
+    assert not excusals.at_boundary(0).covers(("TFM_ORDER_002",), ("add",))
+    assert excusals.at_boundary(2).covers(("TFM_ORDER_002",), ("add",))
+    assert not excusals.at_boundary(2).covers(("TFM_ORDER_002", "TFM_ORDER_001"), ("add",))

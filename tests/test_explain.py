@@ -90,3 +90,36 @@ def test_every_form_refuses_arguments_that_do_not_fit_it(form: str) -> None:
     for args in ([], ["plain"] * 4, [3, 3, 3][:FORMS[form].takes]):
         with pytest.raises(ScenarioError, match="do not fit the form"):
             scenario_from_dict({"call": {"func": form, "args": args}})
+
+
+def test_a_handler_that_adds_to_what_it_forwards_reads_and_writes_back() -> None:
+    from spec.model import scenario_to_dict
+    from spec.model.scenario import ForwardAdd
+
+    data = {"generation": "stack", "modes": [{"name": "M", "behaviour": {"add": 100}}],
+            "setup": [{"enter": "M"}], "call": {"func": "neg", "args": ["plain"]}}
+    scenario = scenario_from_dict(data)
+    assert scenario.modes[0].behaviour.default == ForwardAdd(100)
+    assert scenario_from_dict(scenario_to_dict(scenario)) == scenario
+    for bad in ("100", True, 1.5):
+        broken = {**data, "modes": [{"name": "M", "behaviour": {"add": bad}}]}
+        with pytest.raises(ScenarioError, match="add takes an integer"):
+            scenario_from_dict(broken)
+    with pytest.raises(ScenarioError, match="exactly one of add, enable"):
+        scenario_from_dict({**data, "modes": [{"name": "M", "behaviour": {"add": 1, "return": 2}}]})
+
+
+def test_a_handler_that_adds_to_what_it_forwards_is_predicted_with_the_addition() -> None:
+    """The addition is a call the handlers still active see: the mode below sees add."""
+    from spec.model import predict
+    from spec.model.trace import HandlerRun, Returned
+
+    scenario = scenario_from_dict({
+        "generation": "stack",
+        "modes": [{"name": "M", "behaviour": "forward"}, {"name": "N", "behaviour": {"add": 100}}],
+        "setup": [{"enter": "M"}, {"enter": "N"}], "call": {"func": "neg", "args": ["plain"]}})
+    trace = predict(scenario, "2.x")
+    runs = [(e.who, e.func) for e in trace.events if isinstance(e, HandlerRun)]
+    assert runs == [("N", "neg"), ("M", "neg"), ("M", "add")]
+    assert isinstance(trace.outcome, Returned)
+    assert trace.outcome.value.data == (99.0, 103.0)  # type: ignore[union-attr]

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, assume, given, settings
 
 import reference_impl
 from conformance.adapter import NamespaceAdapter
-from conformance.generate.strategies import scenarios
+from conformance.generate.strategies import FORWARD_ADD, scenarios
 from conformance.snippet import describe, snippet
 from conformance.target.runner import execute
 from spec.examples import Example, load_examples
@@ -71,6 +71,13 @@ def _same_as_the_runner(scenario: Scenario) -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(scenarios("2022"))
 def test_snippet_reaches_the_runners_outcome(scenario: Scenario) -> None:
+    check(scenario)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(scenarios("2022", frozenset({"disable-subclass", "python-path", FORWARD_ADD})))
+def test_snippet_of_a_handler_that_changes_what_it_forwards_reaches_the_runners_outcome(
+        scenario: Scenario) -> None:
     check(scenario)
 
 

@@ -23,6 +23,7 @@ from spec.model.scenario import (
     EnableInside,
     Enter,
     Forward,
+    ForwardAdd,
     Generation,
     HandlerKind,
     ListArg,
@@ -78,12 +79,24 @@ def subclass_actions() -> st.SearchStrategy[Action]:
     return st.one_of(notimpl, forward, returns, notimpl, forward, returns, st.just(Default()), raises)
 
 
+#: The feature a compiled sweep adds: mode handlers that change the value they forward
+#: (:class:`~spec.model.scenario.ForwardAdd`), which show where torch.compile applies a mode
+#: entered outside the compiled function twice.
+FORWARD_ADD = "forward-add"
+
+
 @functools.cache
 def mode_actions(generation: Generation, modes: tuple[str, ...],
-                 classes: tuple[str, ...]) -> st.SearchStrategy[Action]:
+                 classes: tuple[str, ...], adds: bool = False) -> st.SearchStrategy[Action]:
+    """A mode handler's action; with ``adds``, one that changes the value it forwards is drawn
+    too (:class:`~spec.model.scenario.ForwardAdd`, feature ``forward-add``)."""
     forward, notimpl = st.just(Forward()), st.just(NotImpl())
-    simple = st.one_of(forward, notimpl, returns, forward, notimpl, returns, forward, raises,
-                       st.just(Default()), st.just(DeferToTypes()))
+    options: list[st.SearchStrategy[Action]] = [
+        forward, notimpl, returns, forward, notimpl, returns, forward, raises,
+        st.just(Default()), st.just(DeferToTypes())]
+    if adds:
+        options += [st.just(ForwardAdd(100))] * 2
+    simple = st.one_of(options)
     nested: list[st.SearchStrategy[Action]] = [simple] * 6
     if modes:
         nested.append(st.builds(PushInside, st.sampled_from(modes), simple))
@@ -139,10 +152,9 @@ def scenarios(draw: st.DrawFn, generation: Generation = "2022",
     tensor_classes = tuple(c.name for c in classes if c.kind == "tensor")
     n_modes: int = draw(_N_MODES)
     mode_names = MODE_NAMES[:n_modes]
+    actions = mode_actions(generation, mode_names, tensor_classes, FORWARD_ADD in features)
     modes = tuple(
-        ModeDecl(name, Behaviour(
-            draw(mode_actions(generation, mode_names, tensor_classes)),
-            draw(_overrides(mode_actions(generation, mode_names, tensor_classes), mode=True))),
+        ModeDecl(name, Behaviour(draw(actions), draw(_overrides(actions, mode=True))),
             classmethod_handler=generation == "stack" and draw(_ONE_IN_TWELVE) == 0)
         for name in mode_names
     )

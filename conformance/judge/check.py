@@ -69,16 +69,17 @@ def _observe_once(scenario: Scenario, target: Target,
 
 
 def check(scenario: Scenario, adapter: Target, seconds: float | None = None,
-          excused: Excusals | Collection[str] = ()) -> Checked | None:
+          excused: Excusals | Collection[str] = (), outside: int = 0) -> Checked | None:
     """``None`` when no rule specifies what the scenario does (the model bounds it).
 
     ``excused``: the expected failures (rule IDs, or :class:`~conformance.judge.excusal.Excusals`
     scoped to functions); a divergence they cover is absorbed and the rest of the trace still
     compared (:mod:`conformance.judge.excusal`). A target whose ``compile`` is set is checked
-    compiled against eager (:func:`conformance.judge.compilecheck.check_compiled`).
+    compiled against eager (:func:`conformance.judge.compilecheck.check_compiled`), with
+    ``outside`` of the set-up's first steps entered around the compiled function.
     """
     if getattr(adapter, "compile", False):
-        return check_compiled(scenario, adapter, seconds, excused)
+        return check_compiled(scenario, adapter, seconds, excused, outside)
     try:
         expected = predict(scenario, getattr(adapter, "stack_version", None), release_of(adapter))
     except (Unbounded, Unspecified):

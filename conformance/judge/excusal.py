@@ -48,13 +48,21 @@ class Judged:
 #: its names are the scenario's, so no vocabulary name can stand for them).
 OWN_FUNCTION = "own function"
 
+#: The word a scope uses for every divergence of a compiled run whose set-up began outside the
+#: compiled function (some of its steps entered around it, active when it was called): where
+#: the boundary lies, not a function, is what such a divergence needs.
+OUTSIDE_COMPILE = "outside compile"
+
 
 class Excusals:
     """The expected failures as excusals: rule ID -> the functions it is scoped to (empty:
     any). A divergence is excused when every rule it is attributed to is, in the function
     whose dispatch shows it."""
 
-    def __init__(self, scopes: Mapping[str, Collection[str]] | Collection[str] = ()) -> None:
+    def __init__(self, scopes: Mapping[str, Collection[str]] | Collection[str] = (),
+                 outside: bool = False) -> None:
+        #: the scenario's compiled run entered set-up steps outside the compiled function
+        self.outside = outside
         if isinstance(scopes, Mapping):
             self.scopes = {rule: frozenset(funcs) for rule, funcs in scopes.items()}
         else:
@@ -63,9 +71,17 @@ class Excusals:
     def __bool__(self) -> bool:
         return bool(self.scopes)
 
+    def at_boundary(self, outside: int) -> Excusals:
+        """These excusals for a compiled run that entered ``outside`` of the set-up's steps
+        outside the compiled function: where it is more than none, a scope naming
+        :data:`OUTSIDE_COMPILE` covers its divergences wherever they show."""
+        return Excusals(self.scopes, outside > 0)
+
     def covers(self, rules: Collection[str], funcs: Collection[str]) -> bool:
         """Whether every one of ``rules`` is excused where the divergence shows (``funcs``: the
         names of the function whose dispatch shows it, any of which a scope may use)."""
+        if self.outside:
+            funcs = (*funcs, OUTSIDE_COMPILE)
         return bool(rules) and all(
             rule in self.scopes and (not self.scopes[rule] or not self.scopes[rule].isdisjoint(funcs))
             for rule in rules)

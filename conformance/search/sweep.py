@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import Phase, core, given, seed, settings
+from hypothesis import strategies as st
 
 from spec.model.scenario import Generation, Scenario
 
-from ..generate.strategies import scenarios
+from ..generate.strategies import FORWARD_ADD, scenarios
 from ..judge.check import Target, check
 from ..judge.excusal import Excusals
 
@@ -51,6 +52,11 @@ class Sweep:
         return self.rules.setdefault(rule_id, RuleRecord())
 
 
+#: Under --compile, how many of a scenario's set-up steps are entered outside the compiled
+#: function (around it, active when it is called): half the time none, else one to three (a
+#: number past the set-up encloses all of it).
+BOUNDARIES = st.sampled_from((0, 0, 0, 1, 2, 3))
+
 #: After this many crashed or hung scenarios a sweep checks no more: each costs a restart of
 #: the implementation (and a hang its whole time limit), and the rules they broke already fail.
 MAX_FAULTS = 3
@@ -78,17 +84,14 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
     derandomize = current.derandomize and chunk is None
     own_seed = None if chunk is None else chunk_seed(given_seed(), current.derandomize, chunk)
 
-    @settings(current, max_examples=examples, database=None, phases=(Phase.generate,),
-              derandomize=derandomize)
-    @given(scenarios(generation, adapter.features))
-    def one(scenario: Scenario) -> None:
+    def one(scenario: Scenario, outside: int) -> None:
         if deadline is not None and time.monotonic() >= deadline:
             result.stopped = (f"stopped after scenario #{result.examples}: its share of the "
                               "per-test time limit ran out")
             raise _Stop
         result.examples += 1
         try:
-            checked = check(scenario, adapter, excused=excused)
+            checked = check(scenario, adapter, excused=excused, outside=outside)
         except Exception as exc:  # the suite must not die with the implementation
             result.errors.append(f"{type(exc).__name__}: {exc}")
             return
@@ -115,10 +118,17 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
                                   f"crashed or hung on {result.faults} scenarios")
                 raise _Stop
 
+    pinned = settings(current, max_examples=examples, database=None, phases=(Phase.generate,),
+                      derandomize=derandomize)
+    features = adapter.features
+    if getattr(adapter, "compile", False):  # where the compiled function begins is drawn too
+        run = pinned(given(scenarios(generation, features | {FORWARD_ADD}), BOUNDARIES)(one))
+    else:  # the same draws as before the boundary was drawn, for a given seed
+        run = pinned(given(scenarios(generation, features))(lambda scenario: one(scenario, 0)))
     if own_seed is not None:
-        one = seed(own_seed)(one)
+        run = seed(own_seed)(run)
     try:
-        one()
+        run()
     except _Stop:
         pass
     return result

@@ -20,6 +20,7 @@ from spec.model.scenario import (
     EnableInside,
     Enter,
     Forward,
+    ForwardAdd,
     ListArg,
     NotImpl,
     Push,
@@ -124,6 +125,9 @@ class Declarations:
                 yield "    return func(*args, **(kwargs or {}))"
             else:
                 yield "return func(*args, **(kwargs or {}))"
+        elif isinstance(act, ForwardAdd):
+            yield "result = func(*args, **(kwargs or {}))"
+            yield f"return torch.add(result, {act.amount}) if isinstance(result, Tensor) else result"
         elif isinstance(act, DeferToTypes):
             yield "if types:"
             yield "    return NotImplemented"

@@ -23,6 +23,7 @@ from spec.model.scenario import (
     EnableInside,
     Enter,
     Forward,
+    ForwardAdd,
     ListArg,
     NotImpl,
     Push,
@@ -179,6 +180,11 @@ class Run(ScenarioObjects):
             guard = self.ad.disable() if action.disable else contextlib.nullcontext()
             with guard:
                 return ctx.func(*ctx.args, **kwargs) if kwargs else ctx.func(*ctx.args)
+        if isinstance(action, ForwardAdd):
+            result = ctx.func(*ctx.args, **kwargs) if kwargs else ctx.func(*ctx.args)
+            if isinstance(result, self.ad.Tensor):
+                return self.call("add", (result, action.amount), {})
+            return result
         if isinstance(action, Default) and ctx.mode is not None:
             base = self.ad.TorchFunctionMode.__torch_function__  # type: ignore[attr-defined]
             return base(ctx.mode, ctx.func, ctx.types, ctx.args, ctx.kwargs)

@@ -24,6 +24,7 @@ from .scenario import (
     EnableInside,
     Enter,
     Forward,
+    ForwardAdd,
     ListArg,
     ModeDecl,
     NotImpl,
@@ -101,9 +102,9 @@ def _keys(d: Any, where: str, allowed: set[str],
 def action_from(d: Any, where: str) -> Action:
     if isinstance(d, str):
         _expect(d in _WORD_ACTIONS, where, f"unknown action {d!r} (one of {', '.join(_WORD_ACTIONS)}"
-                " or a table with return/raise/redispatch/push/enable)")
+                " or a table with return/raise/redispatch/push/enable/add)")
         return _WORD_ACTIONS[d]
-    kinds = {"return", "raise", "redispatch", "push", "enable"}
+    kinds = {"return", "raise", "redispatch", "push", "enable", "add"}
     _expect(isinstance(d, dict) and len(kinds & set(d)) == 1, where,
             f"an action table needs exactly one of {', '.join(sorted(kinds))}")
     if "return" in d:
@@ -118,6 +119,11 @@ def action_from(d: Any, where: str) -> Action:
         _expect(error in ("HandlerError", "TypeError"), where,
                 "error takes \"HandlerError\" (the default) or \"TypeError\"")
         return Raise(t["raise"], error)
+    if "add" in d:
+        t = _keys(d, where, {"add"})
+        _expect(isinstance(t["add"], int) and not isinstance(t["add"], bool), where,
+                "add takes an integer (forward, then add it to a Tensor result)")
+        return ForwardAdd(t["add"])
     if "redispatch" in d:
         t = _keys(d, where, {"redispatch", "reenter"})
         _expect(t["redispatch"] in FUNCS, where, f"unknown function {t['redispatch']!r}")
@@ -258,6 +264,8 @@ def action_to(a: Action) -> Any:
         return {"raise": a.message} if a.error == "HandlerError" else {"raise": a.message, "error": a.error}
     if isinstance(a, Redispatch):
         return {"redispatch": a.target, "reenter": a.reenter}
+    if isinstance(a, ForwardAdd):
+        return {"add": a.amount}
     if isinstance(a, PushInside):
         return {"push": a.mode, "then": action_to(a.then)}
     assert isinstance(a, EnableInside)

@@ -23,6 +23,7 @@ from .scenario import (
     DeferToTypes,
     EnableInside,
     Forward,
+    ForwardAdd,
     NotImpl,
     PushInside,
     Raise,
@@ -111,7 +112,7 @@ class Handlers(SetupSteps):
         bound = None
         who = [*h.collect_rules, *after, *self.origin.rules_for(None, self.inner)]
         if eff.kind == "plain":  # TFM_SELF_001..003: warn, and call it all the same
-            bound = arg.ident
+            bound = "?" if arg.ident is None else arg.ident  # "?": not one of the call's arguments
             who.append("TFM_SELF_001")
             if h.python:
                 self.warn_plain_method(True)  # Python's warnings.warn, before the call
@@ -168,6 +169,12 @@ class Handlers(SetupSteps):
                     with self.disable_torch_function():
                         return self.call(h.func, h.args, h.kwargs)
                 return self.call(h.func, h.args, h.kwargs)
+        if isinstance(action, ForwardAdd):
+            with self.origin_as(Origin(h.role, h.mode)):
+                result = self.call(h.func, h.args, h.kwargs)
+                if isinstance(result, SymTensor) and self.world.is_tensor_class(result.cls):
+                    return self.call("add", [result, action.amount], {})
+                return result
         if isinstance(action, Default):
             if h.role == "mode" and h.mode is not None:
                 return self.mode_super(h.mode)

@@ -38,6 +38,15 @@ class Forward:
 
 
 @dataclass(frozen=True)
+class ForwardAdd:
+    """Forward as :class:`Forward` does, then return ``add(result, amount)`` when the result is
+    a Tensor (a call like any other: the handlers still active see it) and any other result as
+    it is: a handler that changes the value it forwards."""
+
+    amount: int
+
+
+@dataclass(frozen=True)
 class DeferToTypes:
     """Return ``NotImplemented`` when ``types`` is not empty, else forward (test_mode_notimplemented_loop)."""
 
@@ -91,7 +100,8 @@ class EnableInside:
     ignore_preexisting: bool = False
 
 
-Action = Union[Return, NotImpl, Forward, DeferToTypes, Default, Raise, Redispatch, PushInside, EnableInside]
+Action = Union[Return, NotImpl, Forward, ForwardAdd, DeferToTypes, Default, Raise, Redispatch,
+               PushInside, EnableInside]
 
 
 @dataclass(frozen=True)
