@@ -238,3 +238,30 @@ def test_a_scope_naming_the_boundary_excuses_only_runs_whose_set_up_began_outsid
     assert not excusals.at_boundary(0).covers(("TFM_ORDER_002",), ("add",))
     assert excusals.at_boundary(2).covers(("TFM_ORDER_002",), ("add",))
     assert not excusals.at_boundary(2).covers(("TFM_ORDER_002", "TFM_ORDER_001"), ("add",))
+
+
+def test_the_failure_a_sweep_reports_is_the_first_no_entry_excuses(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule broken first where an expected failure excuses it (in scope) and later where none
+    does: the sweep's first recorded failure of the rule is the later one, the one to report and
+    shrink, not the excused one (which shrinking could only turn back into an excused case)."""
+    from types import SimpleNamespace
+
+    from conformance.search import sweep as sweep_module
+
+    verdicts = iter([("TFM_ORDER_001",), (), ("TFM_ORDER_001",)] + [()] * 100)
+
+    def fake_check(scenario: object, adapter: object, excused: object = (),
+                   outside: int = 0) -> SimpleNamespace:
+        excused_here = next(verdicts)
+        return SimpleNamespace(
+            compilation=None, not_compiled=False, rules=("TFM_ORDER_001",),
+            excused=excused_here, cut_short=False, differences=(f"excused={excused_here}",),
+            fault=None, expected=SimpleNamespace(rules_exercised=lambda: ("TFM_ORDER_001",)))
+
+    monkeypatch.setattr(sweep_module, "check", fake_check)
+    sweep = run_sweep(NamespaceAdapter(ORDERING), "2022", 5, keep=3, chunk=0)
+    record = sweep.rules["TFM_ORDER_001"]
+    assert record.unexcused_first and sweep.unexcused == {"TFM_ORDER_001"}
+    assert [f[0] for f in record.failures] == [2, 1, 3]
+    assert record.failures[0][2] == ("excused=()",)

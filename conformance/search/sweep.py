@@ -23,9 +23,14 @@ class RuleRecord:
     """How often generated scenarios exercised a rule, and the ones that broke it."""
 
     exercised: int = 0
-    #: (1-based number of the generated scenario, the scenario, its differences, and
-    #: "crashed", "hung" or "misbehaved" when the implementation did not finish it)
-    failures: list[tuple[int, Scenario, tuple[str, ...], str | None]] = field(default_factory=list)
+    #: (1-based number of the generated scenario, the scenario, its differences,
+    #: "crashed", "hung" or "misbehaved" when the implementation did not finish it, and under
+    #: --compile how many set-up steps were entered outside the compiled function)
+    failures: list[tuple[int, Scenario, tuple[str, ...], str | None, int]] = field(
+        default_factory=list)
+    #: ``failures[0]`` is the first scenario that broke the rule where no expected failure
+    #: excused it (the one to report and shrink), once there is one
+    unexcused_first: bool = False
 
 
 @dataclass
@@ -109,8 +114,14 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
             result.record(rule_id).exercised += 1
         for rule_id in checked.rules:
             record = result.record(rule_id)
-            if len(record.failures) < keep:
-                record.failures.append((result.examples, scenario, checked.differences, checked.fault))
+            found = (result.examples, scenario, checked.differences, checked.fault, outside)
+            if rule_id not in checked.excused and not record.unexcused_first:
+                # the failure to report comes first, ahead of excused ones found before it
+                record.failures.insert(0, found)
+                record.unexcused_first = True
+                del record.failures[max(keep, 1):]
+            elif len(record.failures) < keep:
+                record.failures.append(found)
         if checked.fault is not None:
             result.faults += 1
             if result.faults >= MAX_FAULTS:

@@ -37,13 +37,15 @@ CHUNKS = 8
 SWEPT = tuple(rule.id for rule in CATALOGUE if rule.area != "OWNMODE")
 
 
-def _breaks(rule_ids: frozenset[str], adapter: Target,
-            excused: Excusals) -> Callable[[Scenario], bool]:
-    """Whether a scenario still breaks every one of ``rule_ids`` (one shrink serves each rule
-    whose first failing scenario it was)."""
+def _breaks(rule_ids: frozenset[str], adapter: Target, excused: Excusals,
+            outside: int) -> Callable[[Scenario], bool]:
+    """Whether a scenario still breaks every one of ``rule_ids`` where no expected failure
+    excuses it (one shrink serves each rule whose first failing scenario it was), compiled with
+    the same boundary (``outside``): a smaller scenario whose divergence of the rule is excused
+    is not the failure found."""
     def holds(scenario: Scenario) -> bool:
-        checked = check(scenario, adapter, excused=excused)
-        return checked is not None and rule_ids <= set(checked.rules)
+        checked = check(scenario, adapter, excused=excused, outside=outside)
+        return checked is not None and rule_ids <= set(checked.rules) - set(checked.excused)
 
     return holds
 
@@ -94,7 +96,7 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
         sharing[number] = sharing.get(number, frozenset()) | {rule_id}
     shrunk: dict[int, tuple[Scenario, list[str], Trace | None]] = {}
     for rule_id in failing:
-        number, scenario, found, fault = sweep.rules[rule_id].failures[0]
+        number, scenario, found, fault, outside = sweep.rules[rule_id].failures[0]
         if fault is not None:
             # Shrinking would restart the implementation (or wait out its time limit) per try.
             smallest, details, how = scenario, list(found), f"not shrunk (the implementation {fault})"
@@ -106,9 +108,9 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
             smallest, details, how = scenario, list(found), "not shrunk (the profile does not shrink)"
         else:
             if number not in shrunk:
-                smaller = shrink(scenario, _breaks(sharing[number], adapter, excused),
+                smaller = shrink(scenario, _breaks(sharing[number], adapter, excused, outside),
                                  deadline=start + rule_timeout * 3 / 4)
-                checked = check(smaller, adapter, excused=excused)
+                checked = check(smaller, adapter, excused=excused, outside=outside)
                 shrunk[number] = (smaller, list(checked.differences) if checked is not None
                                   else ["(no longer reproduces)"],
                                   None if checked is None else checked.expected)
@@ -116,7 +118,9 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
             how = "shrunk"
             if first is None and expected is not None:
                 predicted = expected
-        reports.append(f"{rule_id}: generated scenario #{number} of chunk {chunk}, {how}:\n"
+        where = (f", compiled with {outside} set-up step(s) entered outside the compiled "
+                 "function" if outside else "")
+        reports.append(f"{rule_id}: generated scenario #{number} of chunk {chunk}{where}, {how}:\n"
                        f"{json.dumps(scenario_to_dict(smallest), sort_keys=True)}\n" + "\n".join(details))
         if first is None:
             first = smallest
