@@ -7,6 +7,7 @@ no torch (tox -e conformance-compile runs it with torch 2.13.0).
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 from conformance.report.verdicts import TestOutcome, aggregate, level_reached
 from conformance.target.compiled import Compilation, summarise, tally
@@ -207,3 +208,39 @@ if TORCH:  # the rest needs torch.compile
             target.close()
         assert checked is not None and checked.compilation is not None
         assert checked.compilation.outside == 1, checked.compilation
+
+    #: A mode whose handler adds 100 to the value it forwards, entered before the call.
+    ADDING = scenario_from_dict({
+        "generation": "stack", "modes": [{"name": "M", "behaviour": {"add": 100}}],
+        "setup": [{"enter": "M"}], "call": {"func": "neg", "args": ["plain"]}})
+
+    def test_a_mode_entered_outside_the_compiled_function_is_applied_again() -> None:
+        """Named case (the cause mode-outside-applied-again): entered inside the compiled
+        function the mode's answer is the result, as eagerly; entered outside it (active when
+        the compiled function is called) the addition is applied again, and the mode's answer
+        is not the call's result (TFM_ORDER_002). torch 2.13.0's compiled expected failures
+        excuse it there only ("outside compile")."""
+        from conformance.judge.compilecheck import check_compiled
+        from conformance.judge.excusal import Excusals
+        from conformance.session.expectations import load_scopes
+
+        kwargs = frozenset({"TFM_ARGS_002", "TFM_ARGS_003"})  # kwargs {} for None, its own cause
+        ADAPTER.compile = True  # type: ignore[attr-defined]
+        try:
+            inside = check_compiled(ADDING, ADAPTER, 300, kwargs, outside=0)
+            ADAPTER.reset()
+            outside = check_compiled(ADDING, ADAPTER, 300, kwargs, outside=1)
+            ADAPTER.reset()
+            scopes = load_scopes(Path(__file__).parent.parent / "conformance" / "expected_failures"
+                                 / "torch-2.13.0-compiled.toml", load_catalogue().ids())
+            excused = check_compiled(ADDING, ADAPTER, 300, Excusals(scopes), outside=1)
+        finally:
+            ADAPTER.compile = False  # type: ignore[attr-defined]
+            ADAPTER.reset()
+        assert inside is not None and "TFM_ORDER_002" not in inside.rules, inside.differences
+        assert outside is not None and "TFM_ORDER_002" in outside.rules, outside.differences
+        assert "observed: TensorValue(cls='Tensor', data=(299.0, 303.0))" in "\n".join(
+            outside.differences)
+        assert excused is not None and "TFM_ORDER_002" in excused.excused, excused
+        assert set(excused.rules) <= set(excused.excused), excused.differences
+
