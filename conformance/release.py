@@ -1,4 +1,5 @@
-"""Certify one torch release in a throwaway venv and commit-ready its certificate to docs/certificates/."""
+"""Certify one torch release in a throwaway venv and commit-ready its certificate to docs/certificates/
+(with --compile: the release under torch.compile, judged against its own eager run)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,24 @@ TEST_DEPS = ("pytest>=8", "hypothesis>=6.100", "pytest-timeout>=2.3")
 ROOT = Path(__file__).resolve().parents[1]
 #: In a checkout: the test that runs each expected failure's snippet on the installed torch.
 SNIPPET_TESTS = ROOT / "tests" / "test_expected_failures.py"
+#: In a checkout: the test that runs the compiled expected failures' snippets and the repro of each
+#: root cause (compiled-causes.toml) that the release's compiled expected-failures file names.
+COMPILED_SNIPPET_TESTS = ROOT / "tests" / "test_compiled_snippets.py"
+#: The first release certified under torch.compile: Dynamo's support of torch function modes
+#: came in the 2.5 series.
+COMPILE_FROM = (2, 5, 1)
+#: The per-test limit of a compiled run, as tox's conformance-compile: each compiled scenario
+#: takes a second or more, and a test runs many.
+COMPILE_RULE_TIMEOUT = 400
+#: Run in the venv before a compiled certification: exits 0 only if its torch has torch.compile
+#: and Dynamo runs on this Python and platform.
+COMPILE_CHECK = ("import sys, torch\n"
+                 "if not callable(getattr(torch, 'compile', None)):\n"
+                 "    sys.exit('torch ' + torch.__version__ + ' has no torch.compile')\n"
+                 "import torch._dynamo\n"
+                 "supported = getattr(torch._dynamo, 'is_dynamo_supported', lambda: True)\n"
+                 "if not supported():\n"
+                 "    sys.exit('torch.compile is not supported on this Python or platform')\n")
 
 
 class BadRelease(Exception):
@@ -76,8 +95,11 @@ class Plan:
     requirements: tuple[str, ...]
     expected_failures: Path | None
     certificate: Path
-    #: Where the release's measured texts go (``python -m conformance texts``).
-    texts: Path
+    #: Where the release's measured texts go (``python -m conformance texts``); None under
+    #: ``--compile``, which keeps the eager release's texts.
+    texts: Path | None
+    #: Whether the suite runs the release under torch.compile (``--compile``).
+    compiled: bool = False
 
     def pytest_args(self, work: Path) -> list[str]:
         """The suite's command line after ``python -m pytest``, for the venv and reports in ``work``.
@@ -88,7 +110,11 @@ class Plan:
         """
         site = work / "venv" / "lib" / f"python{self.python_version}" / "site-packages"
         args = ["-p", "no:cacheprovider", f"--rootdir={site}", "--pyargs", "conformance.suite",
-                "--impl", "torch", "--hypothesis-profile", "certify", f"--reports-dir={work / 'reports'}"]
+                "--impl", "torch"]
+        if self.compiled:
+            # No -n 2 as in tox's conformance-compile: TEST_DEPS has no pytest-xdist.
+            args += ["--compile", f"--rule-timeout={COMPILE_RULE_TIMEOUT}"]
+        args += ["--hypothesis-profile", "certify", f"--reports-dir={work / 'reports'}"]
         if self.expected_failures is not None:
             args.append(f"--expected-failures={self.expected_failures}")
         return args
@@ -99,17 +125,24 @@ def is_checkout(root: Path) -> bool:
     return (root / "pyproject.toml").is_file() and (root / "docs" / "certificates").is_dir()
 
 
-def plan(release: str, root: Path = ROOT) -> Plan:
-    """The plan for ``release``, without touching the network or the disk beyond a stat."""
-    major, minor, _ = parse_release(release)
+def plan(release: str, root: Path = ROOT, compiled: bool = False) -> Plan:
+    """The plan for ``release`` (under torch.compile if ``compiled``), without touching the
+    network or the disk beyond a stat; a release before :data:`COMPILE_FROM` is a BadRelease
+    under torch.compile."""
+    major, minor, patch = parse_release(release)
+    if compiled and (major, minor, patch) < COMPILE_FROM:
+        first = ".".join(map(str, COMPILE_FROM))
+        raise BadRelease(f"torch {release}: --compile certifies torch {first} and later (Dynamo "
+                         f"supports torch function modes from the 2.5 series on)")
     pins = [str(root), *TEST_DEPS, f"torch=={release}"]
     # numpy too, as users have it: torch dispatches some operators differently without it
     pins.append("numpy<2" if (major, minor) < NUMPY2_FROM else "numpy")
-    expected = root / "conformance" / "expected_failures" / f"torch-{release}.toml"
+    name = f"torch-{release}-compiled" if compiled else f"torch-{release}"
+    expected = root / "conformance" / "expected_failures" / f"{name}.toml"
     return Plan(release, PYTHON_FOR_SERIES[(major, minor)], tuple(pins),
                 expected if expected.exists() else None,
-                root / "docs" / "certificates" / f"torch-{release}.json",
-                root / "docs" / "texts" / f"torch-{release}.json")
+                root / "docs" / "certificates" / f"{name}.json",
+                None if compiled else root / "docs" / "texts" / f"torch-{release}.json", compiled)
 
 
 def _step(name: str, action: Callable[[], int]) -> int:
@@ -136,11 +169,13 @@ def certify(p: Plan, python: str, pip_args: Sequence[str] = (), keep_log: Path |
             keep_venv: bool = False) -> int:
     """Create the venv, install, certify, copy the certificate; the venv is removed in any case
     unless ``keep_venv`` (then its path is printed, to try snippets in it and remove it by hand)."""
-    work = Path(tempfile.mkdtemp(prefix=f"tfm-torch-{p.release}-"))
+    label = f"torch-{p.release}-compiled" if p.compiled else f"torch-{p.release}"
+    work = Path(tempfile.mkdtemp(prefix=f"tfm-{label}-"))
     venv, reports = work / "venv", work / "reports"
-    log = keep_log or Path(tempfile.gettempdir(), f"tfm-torch-{p.release}.log")
+    log = keep_log or Path(tempfile.gettempdir(), f"tfm-{label}.log")
     log.write_text("", encoding="utf-8")
-    print(f"torch {p.release}: Python {p.python_version} ({python}), log {log}", flush=True)
+    under = " under torch.compile" if p.compiled else ""
+    print(f"torch {p.release}{under}: Python {p.python_version} ({python}), log {log}", flush=True)
     vpy = str(venv / "bin" / "python")
     try:
         if _step("create venv", lambda: _run([python, "-m", "venv", str(venv)], log)):
@@ -148,12 +183,11 @@ def certify(p: Plan, python: str, pip_args: Sequence[str] = (), keep_log: Path |
         install = [vpy, "-m", "pip", "install", "--disable-pip-version-check", *pip_args, *p.requirements]
         if _step("install " + " ".join(p.requirements[1:]), lambda: _run(install, log)):
             return 1
-        p.texts.parent.mkdir(parents=True, exist_ok=True)
-        texts = work / "texts.json"
-        measure = [vpy, "-m", "conformance", "texts", "--impl", "torch", f"--output={texts}"]
-        measured = _step(f"measure the texts into {p.texts}", lambda: _run(measure, log, work))
-        if texts.exists() and not settle_texts(texts, p.texts):
-            print(f"texts: as committed but for object addresses; {p.texts} left as it is", flush=True)
+        if p.compiled and _step("check torch.compile", lambda: _run([vpy, "-c", COMPILE_CHECK], log)):
+            print(f"error: torch {p.release} cannot be certified under torch.compile here: "
+                  f"{_last_line(log)}", flush=True)
+            return 1
+        measured = 0 if p.texts is None else _measure_texts(p.texts, vpy, work, log)
         code = _step("certify", lambda: _run([vpy, "-m", "pytest", *p.pytest_args(work)], log, work))
         written = reports / "certificate.json"
         if not written.exists():
@@ -162,16 +196,35 @@ def certify(p: Plan, python: str, pip_args: Sequence[str] = (), keep_log: Path |
         p.certificate.parent.mkdir(parents=True, exist_ok=True)
         commit_ready(written, p.certificate)
         print(f"certificate: {p.certificate} (pytest exit {code})", flush=True)
-        if p.expected_failures is not None and SNIPPET_TESTS.exists():
-            snippets = [vpy, "-m", "pytest", "-p", "no:cacheprovider", str(SNIPPET_TESTS)]
-            code = _step("run the expected failures' snippets on this release",
-                         lambda: _run(snippets, log, ROOT)) or code
+        tests = COMPILED_SNIPPET_TESTS if p.compiled else SNIPPET_TESTS
+        if p.expected_failures is not None and tests.exists():
+            snippets = [vpy, "-m", "pytest", "-p", "no:cacheprovider", str(tests)]
+            what = ("the compiled expected failures' snippets and root causes' repros" if p.compiled
+                    else "the expected failures' snippets")
+            code = _step(f"run {what} on this release", lambda: _run(snippets, log, ROOT)) or code
         return code or measured
     finally:
         if keep_venv:
             print(f"kept venv: {venv} (remove {work} yourself)", flush=True)
         else:
             _step("remove venv", lambda: _remove(work))
+
+
+def _measure_texts(target: Path, vpy: str, work: Path, log: Path) -> int:
+    """Measure the venv's texts into ``target`` (unless only object addresses differ)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    texts = work / "texts.json"
+    measure = [vpy, "-m", "conformance", "texts", "--impl", "torch", f"--output={texts}"]
+    measured = _step(f"measure the texts into {target}", lambda: _run(measure, log, work))
+    if texts.exists() and not settle_texts(texts, target):
+        print(f"texts: as committed but for object addresses; {target} left as it is", flush=True)
+    return measured
+
+
+def _last_line(log: Path) -> str:
+    """The log's last non-empty line (what a failed check printed last)."""
+    lines = [line.strip() for line in log.read_text(encoding="utf-8", errors="replace").splitlines()]
+    return next((line for line in reversed(lines) if line), "(nothing printed)")
 
 
 #: An object's address in its printed form (``<M object at 0x7f...>``): it differs from run to run.
@@ -209,6 +262,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.release", description=__doc__)
     parser.add_argument("release", help="a torch release, e.g. 2.0.1")
     parser.add_argument("--dry-run", action="store_true", help="print the plan and stop")
+    parser.add_argument("--compile", action="store_true",
+                        help="certify the release under torch.compile (2.5.1 and later): the suite "
+                             "with --compile, torch-X-compiled.toml, docs/certificates/"
+                             "torch-X-compiled.json; the texts are not measured again")
     parser.add_argument("--python", help="the interpreter to use (default: found by the series)")
     parser.add_argument("--keep-venv", action="store_true",
                         help="do not remove the venv (to run snippets in it); its path is printed")
@@ -221,17 +278,19 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{ROOT} is an installed package, not a checkout", file=sys.stderr)
         return 2
     try:
-        p = plan(args.release)
+        p = plan(args.release, compiled=args.compile)
         python = args.python or find_python(p.python_version)
     except BadRelease as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.dry_run:
-        print(f"release: torch {p.release}\npython: {p.python_version} ({python})")
+        under = " under torch.compile" if p.compiled else ""
+        print(f"release: torch {p.release}{under}\npython: {p.python_version} ({python})")
         print("install: " + " ".join(p.requirements))
         print("certify: python -m pytest " + " ".join(p.pytest_args(Path("WORK"))))
+        print(f"expected failures: {p.expected_failures or 'none (no failure is expected)'}")
         print(f"certificate: {p.certificate}")
-        print(f"texts: {p.texts}")
+        print(f"texts: {p.texts or 'not measured (those of the eager release)'}")
         return 0
     return certify(p, python, args.pip_arg, keep_venv=args.keep_venv)
 
