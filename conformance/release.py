@@ -26,6 +26,8 @@ RELEASES = ("1.12.1", "1.13.1", "2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.
 NUMPY2_FROM = (2, 3)
 #: What the certification venv installs besides the checkout and torch.
 TEST_DEPS = ("pytest>=8", "hypothesis>=6.100", "pytest-timeout>=2.3")
+#: A compiled run's two workers (a scenario under torch.compile costs ten times an eager one).
+COMPILE_XDIST = "pytest-xdist>=3.5"
 ROOT = Path(__file__).resolve().parents[1]
 #: In a checkout: the test that runs each expected failure's snippet on the installed torch.
 SNIPPET_TESTS = ROOT / "tests" / "test_expected_failures.py"
@@ -111,9 +113,8 @@ class Plan:
         site = work / "venv" / "lib" / f"python{self.python_version}" / "site-packages"
         args = ["-p", "no:cacheprovider", f"--rootdir={site}", "--pyargs", "conformance.suite",
                 "--impl", "torch"]
-        if self.compiled:
-            # No -n 2 as in tox's conformance-compile: TEST_DEPS has no pytest-xdist.
-            args += ["--compile", f"--rule-timeout={COMPILE_RULE_TIMEOUT}"]
+        if self.compiled:  # as tox's conformance-compile runs it: two workers
+            args += ["-n", "2", "--compile", f"--rule-timeout={COMPILE_RULE_TIMEOUT}"]
         args += ["--hypothesis-profile", "certify", f"--reports-dir={work / 'reports'}"]
         if self.expected_failures is not None:
             args.append(f"--expected-failures={self.expected_failures}")
@@ -135,8 +136,10 @@ def plan(release: str, root: Path = ROOT, compiled: bool = False) -> Plan:
         raise BadRelease(f"torch {release}: --compile certifies torch {first} and later (Dynamo "
                          f"supports torch function modes from the 2.5 series on)")
     pins = [str(root), *TEST_DEPS, f"torch=={release}"]
-    # numpy too, as users have it: torch dispatches some operators differently without it
-    pins.append("numpy<2" if (major, minor) < NUMPY2_FROM else "numpy")
+    if compiled:  # as tox's conformance-compile: pytest-xdist for two workers, and no numpy
+        pins.insert(-1, COMPILE_XDIST)
+    else:  # numpy too, as users have it: torch dispatches some operators differently without it
+        pins.append("numpy<2" if (major, minor) < NUMPY2_FROM else "numpy")
     name = f"torch-{release}-compiled" if compiled else f"torch-{release}"
     expected = root / "conformance" / "expected_failures" / f"{name}.toml"
     return Plan(release, PYTHON_FOR_SERIES[(major, minor)], tuple(pins),

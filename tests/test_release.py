@@ -129,13 +129,16 @@ def test_the_compiled_plan_runs_the_suite_with_compile_and_its_own_files(tmp_pat
     assert p.compiled and p.texts is None, "a compiled run keeps the eager release's texts"
     assert p.expected_failures == ROOT / "conformance" / "expected_failures" / "torch-2.13.0-compiled.toml"
     assert p.certificate == ROOT / "docs" / "certificates" / "torch-2.13.0-compiled.json"
-    assert p.requirements == release.plan("2.13.0", ROOT).requirements
+    eager = release.plan("2.13.0", ROOT).requirements
+    # as tox's conformance-compile: pytest-xdist for two workers, and no numpy
+    assert p.requirements == (*eager[:-2], release.COMPILE_XDIST, "torch==2.13.0")
+    assert eager[-1] == "numpy" and not any("numpy" in r for r in p.requirements)
     args = p.pytest_args(tmp_path)
     assert args[args.index("--impl") + 1] == "torch" and "--compile" in args
     assert "--rule-timeout=400" in args and f"--reports-dir={tmp_path / 'reports'}" in args
     assert f"--expected-failures={p.expected_failures}" in args
     assert args[args.index("--hypothesis-profile") + 1] == "certify"
-    assert "-n" not in args, "the venv has no pytest-xdist (TEST_DEPS)"
+    assert args[args.index("-n") + 1] == "2"
     assert not any(a.startswith("--rule-timeout") or a == "--compile"
                    for a in release.plan("2.13.0", ROOT).pytest_args(tmp_path))
 
@@ -183,7 +186,7 @@ def test_dry_run_with_compile_prints_the_compiled_plan(capsys: pytest.CaptureFix
     assert lines[0] == "release: torch 2.13.0 under torch.compile"
     assert lines[1] == f"python: 3.11 ({sys.executable})"
     certify = next(line for line in lines if line.startswith("certify: python -m pytest "))
-    assert "--impl torch --compile --rule-timeout=400 --hypothesis-profile certify" in certify
+    assert "--impl torch -n 2 --compile --rule-timeout=400 --hypothesis-profile certify" in certify
     assert "torch-2.13.0-compiled.toml" in certify
     assert f"certificate: {ROOT / 'docs' / 'certificates' / 'torch-2.13.0-compiled.json'}" in lines
     assert "texts: not measured (those of the eager release)" in lines
