@@ -281,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{ROOT} is an installed package, not a checkout", file=sys.stderr)
         return 2
     try:
-        p = plan(args.release, compiled=args.compile)
+        p = plan(args.release, ROOT, compiled=args.compile)
         python = args.python or find_python(p.python_version)
     except BadRelease as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -255,6 +255,8 @@ def test_a_compiled_certification_writes_its_certificate_and_runs_the_compiled_s
         compiled_file: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(release.tempfile, "tempdir", str(tmp_path))
+    # the checkout's repro tests (an installed package has none: tox runs this from the wheel)
+    monkeypatch.setattr(release, "COMPILED_SNIPPET_TESTS", ROOT / "tests" / "test_compiled_snippets.py")
     steps = _Steps()
     monkeypatch.setattr(release, "_run", steps)
     root = _checkout(tmp_path, compiled_file)
