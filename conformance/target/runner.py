@@ -180,11 +180,6 @@ class Run(ScenarioObjects):
             guard = self.ad.disable() if action.disable else contextlib.nullcontext()
             with guard:
                 return ctx.func(*ctx.args, **kwargs) if kwargs else ctx.func(*ctx.args)
-        if isinstance(action, ForwardAdd):
-            result = ctx.func(*ctx.args, **kwargs) if kwargs else ctx.func(*ctx.args)
-            if isinstance(result, self.ad.Tensor):
-                return self.call("add", (result, action.amount), {})
-            return result
         if isinstance(action, Default) and ctx.mode is not None:
             base = self.ad.TorchFunctionMode.__torch_function__  # type: ignore[attr-defined]
             return base(ctx.mode, ctx.func, ctx.types, ctx.args, ctx.kwargs)
@@ -198,6 +193,11 @@ class Run(ScenarioObjects):
         if isinstance(action, PushInside):
             with self.push(action.mode):
                 return self._perform(action.then, ctx)
+        if isinstance(action, ForwardAdd):
+            result = self._perform(Forward(), ctx)
+            if isinstance(result, self.ad.Tensor):
+                return self.call("add", (result, action.amount), {})
+            return result
         assert isinstance(action, EnableInside)
         if action.replace == "inner":
             replace = ctx.mode.inner if self.ad.generation == "2022" else None

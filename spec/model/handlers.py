@@ -169,12 +169,6 @@ class Handlers(SetupSteps):
                     with self.disable_torch_function():
                         return self.call(h.func, h.args, h.kwargs)
                 return self.call(h.func, h.args, h.kwargs)
-        if isinstance(action, ForwardAdd):
-            with self.origin_as(Origin(h.role, h.mode)):
-                result = self.call(h.func, h.args, h.kwargs)
-                if isinstance(result, SymTensor) and self.world.is_tensor_class(result.cls):
-                    return self.call("add", [result, action.amount], {})
-                return result
         if isinstance(action, Default):
             if h.role == "mode" and h.mode is not None:
                 return self.mode_super(h.mode)
@@ -200,6 +194,12 @@ class Handlers(SetupSteps):
         if isinstance(action, PushInside):
             with self.push(action.mode), self.origin_as(Origin("pushed", h.mode)):
                 return self.perform(action.then, h)
+        if isinstance(action, ForwardAdd):
+            result = self.perform(Forward(), h)
+            if isinstance(result, SymTensor) and self.world.is_tensor_class(result.cls):
+                with self.origin_as(Origin(h.role, h.mode)):
+                    return self.call("add", [result, action.amount], {})
+            return result
         assert isinstance(action, EnableInside)
         target = self.resolve(action.mode)
         if action.replace == "inner":
