@@ -88,6 +88,12 @@ def _runs(python: str, version: str) -> bool:
     return out.returncode == 0 and out.stdout.strip() == version
 
 
+def stem(release: str, compiled: bool) -> str:
+    """``torch-X``, or ``torch-X-compiled`` under torch.compile: what a release's certificate and
+    expected-failures file are named."""
+    return f"torch-{release}-compiled" if compiled else f"torch-{release}"
+
+
 @dataclass(frozen=True)
 class Plan:
     """What certifying one release does: the interpreter, the pins and the suite's command."""
@@ -102,6 +108,11 @@ class Plan:
     texts: Path | None
     #: Whether the suite runs the release under torch.compile (``--compile``).
     compiled: bool = False
+
+    @property
+    def name(self) -> str:
+        """The stem of its certificate and expected-failures file (:func:`stem`)."""
+        return stem(self.release, self.compiled)
 
     def pytest_args(self, work: Path) -> list[str]:
         """The suite's command line after ``python -m pytest``, for the venv and reports in ``work``.
@@ -140,7 +151,7 @@ def plan(release: str, root: Path = ROOT, compiled: bool = False) -> Plan:
         pins.insert(-1, COMPILE_XDIST)
     else:  # numpy too, as users have it: torch dispatches some operators differently without it
         pins.append("numpy<2" if (major, minor) < NUMPY2_FROM else "numpy")
-    name = f"torch-{release}-compiled" if compiled else f"torch-{release}"
+    name = stem(release, compiled)
     expected = root / "conformance" / "expected_failures" / f"{name}.toml"
     return Plan(release, PYTHON_FOR_SERIES[(major, minor)], tuple(pins),
                 expected if expected.exists() else None,
@@ -172,10 +183,9 @@ def certify(p: Plan, python: str, pip_args: Sequence[str] = (), keep_log: Path |
             keep_venv: bool = False) -> int:
     """Create the venv, install, certify, copy the certificate; the venv is removed in any case
     unless ``keep_venv`` (then its path is printed, to try snippets in it and remove it by hand)."""
-    label = f"torch-{p.release}-compiled" if p.compiled else f"torch-{p.release}"
-    work = Path(tempfile.mkdtemp(prefix=f"tfm-{label}-"))
+    work = Path(tempfile.mkdtemp(prefix=f"tfm-{p.name}-"))
     venv, reports = work / "venv", work / "reports"
-    log = keep_log or Path(tempfile.gettempdir(), f"tfm-{label}.log")
+    log = keep_log or Path(tempfile.gettempdir(), f"tfm-{p.name}.log")
     log.write_text("", encoding="utf-8")
     under = " under torch.compile" if p.compiled else ""
     print(f"torch {p.release}{under}: Python {p.python_version} ({python}), log {log}", flush=True)

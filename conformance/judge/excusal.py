@@ -68,6 +68,11 @@ class Excusals:
         else:
             self.scopes = {rule: frozenset() for rule in scopes}
 
+    @classmethod
+    def of(cls, excused: Excusals | Collection[str]) -> Excusals:
+        """``excused`` as excusals: rule IDs alone excuse their rules in any function."""
+        return excused if isinstance(excused, Excusals) else cls(excused)
+
     def __bool__(self) -> bool:
         return bool(self.scopes)
 
@@ -105,7 +110,7 @@ def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
     that handler saw. ``first``: the comparison of ``expected`` with ``observed``, where the
     caller has made it; each round after it compares the absorbed prediction once.
     """
-    excusals = excused if isinstance(excused, Excusals) else Excusals(excused)
+    excusals = Excusals.of(excused)
     found: list[str] = []
     forced: dict[int, tuple[str, ...]] = {}
     comparison = first if first is not None else compare_traces(scenario, expected, observed, naming)
