@@ -123,3 +123,24 @@ def test_a_handler_that_adds_to_what_it_forwards_is_predicted_with_the_addition(
     assert runs == [("N", "neg"), ("M", "neg"), ("M", "add")]
     assert isinstance(trace.outcome, Returned)
     assert trace.outcome.value.data == (99.0, 103.0)  # type: ignore[union-attr]
+
+
+@pytest.mark.rule("TFM_SELF_001")
+def test_a_plain_handler_reached_through_a_forwarded_result_is_bound_to_no_argument() -> None:
+    """A plain-method handler is bound to the object dispatch found it on. Reached through the
+    mode's addition to the result it forwarded, that object is no argument of the scenario's
+    call: the prediction binds the handler to "?" (as the runner records any object it did not
+    build), where the first run is bound to the call's x0."""
+    from spec.model import predict
+    from spec.model.trace import HandlerRun
+
+    scenario = scenario_from_dict({
+        "generation": "stack",
+        "classes": [{"name": "P", "handler": "plain", "behaviour": "default"}],
+        "modes": [{"name": "N", "behaviour": {"add": 100}}],
+        "setup": [{"enter": "N"}], "call": {"func": "neg", "args": ["P"]}})
+    trace = predict(scenario, "2.x")
+    runs = [(e.who, e.func, e.bound) for e in trace.events if isinstance(e, HandlerRun)]
+    assert runs == [("N", "neg", None), ("P", "neg", "x0"), ("P", "add", "?")]
+    assert all("TFM_SELF_001" in e.rules for e in trace.events
+               if isinstance(e, HandlerRun) and e.who == "P")
