@@ -1,11 +1,13 @@
-"""The snippets of the compiled expected-failures file, and the repros of the root causes it names
-(compiled-causes.toml, which exit 1), print an eager and a compiled result that differ.
+"""The snippets of the compiled expected-failures files, and the repros of the root causes they
+name (compiled-causes.toml, which exit 1), print an eager and a compiled result that differ.
 
-Each entry of ``conformance/expected_failures/torch-2.13.0-compiled.toml`` records a divergence of
-``torch.compile(fn, backend="eager")`` from eager torch 2.13.0; its snippet runs the same user code
+Each entry of ``conformance/expected_failures/torch-X-compiled.toml`` records a divergence of
+``torch.compile(fn, backend="eager")`` from eager torch X; its snippet runs the same user code
 both ways and prints one line starting with ``eager:`` and one starting with ``compiled:``. The
-snippets run only where torch 2.13.0 is installed, each in a fresh interpreter (Dynamo's caches
-and the warning filters of one snippet never reach another).
+snippets of the installed release's file run (none where it has no compiled file; the
+release tool, ``python -m conformance.release X --compile``, runs this module in the release's
+venv), each in a fresh interpreter (Dynamo's caches and the warning filters of one snippet never
+reach another).
 """
 
 from __future__ import annotations
@@ -22,8 +24,7 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10
     import tomli as tomllib
 
-FILE = (Path(__file__).resolve().parents[1] / "conformance" / "expected_failures"
-        / "torch-2.13.0-compiled.toml")
+FILES = Path(__file__).resolve().parents[1] / "conformance" / "expected_failures"
 TORCH = importlib.util.find_spec("torch") is not None
 #: seconds one snippet may take (an import of torch and two compilations take a few)
 TIMEOUT = 120
@@ -36,9 +37,10 @@ def _torch_release() -> str:
 
 
 def _snippets() -> list[object]:
-    if not _torch_release().startswith("2.13.0"):
+    file = FILES / f"torch-{_torch_release()}-compiled.toml"
+    if not file.exists():
         return []
-    data = tomllib.loads(FILE.read_text(encoding="utf-8"))
+    data = tomllib.loads(file.read_text(encoding="utf-8"))
     return [pytest.param(rule_id, entry["snippet"], id=rule_id) for rule_id, entry in data.items()]
 
 
@@ -49,7 +51,7 @@ def _result(lines: list[str], prefix: str) -> str:
     return found[0]
 
 
-if TORCH:  # defined only where torch is installed; the snippets run only on torch 2.13.0
+if TORCH:  # defined only where torch is installed; the snippets of its release's compiled file
 
     @pytest.mark.parametrize(("rule_id", "snippet"), _snippets())
     def test_snippet_prints_differing_eager_and_compiled_results(rule_id: str, snippet: str) -> None:
