@@ -1,13 +1,13 @@
-"""The snippets of the compiled expected-failures files, and the repros of the root causes they
-name (compiled-causes.toml, which exit 1), print an eager and a compiled result that differ.
+"""The repros of the root causes that the installed release's compiled expected failures name
+(compiled-causes.toml) exit 1 and print an eager and a compiled result that differ.
 
 Each entry of ``conformance/expected_failures/torch-X-compiled.toml`` records a divergence of
-``torch.compile(fn, backend="eager")`` from eager torch X; its snippet runs the same user code
-both ways and prints one line starting with ``eager:`` and one starting with ``compiled:``. The
-snippets of the installed release's file run (none where it has no compiled file; the
-release tool, ``python -m conformance.release X --compile``, runs this module in the release's
-venv), each in a fresh interpreter (Dynamo's caches and the warning filters of one snippet never
-reach another).
+``torch.compile(fn, backend="eager")`` from eager torch X and names its root causes; a cause's
+repro, told once in compiled-causes.toml and shared by every entry that names it, is what
+reproduces the entry (an entry has no snippet of its own). The repros of the causes the installed
+release's file names run here (none where it has no compiled file; the release tool, ``python -m
+conformance.release X --compile``, runs this module in the release's venv), each in a fresh
+interpreter (Dynamo's caches and the warning filters of one repro never reach another).
 """
 
 from __future__ import annotations
@@ -15,18 +15,11 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10
-    import tomli as tomllib
-
-FILES = Path(__file__).resolve().parents[1] / "conformance" / "expected_failures"
 TORCH = importlib.util.find_spec("torch") is not None
-#: seconds one snippet may take (an import of torch and two compilations take a few)
+#: seconds one repro may take (an import of torch and two compilations take a few)
 TIMEOUT = 120
 
 
@@ -36,32 +29,11 @@ def _torch_release() -> str:
     return str(torch.__version__).split("+")[0]
 
 
-def _snippets() -> list[object]:
-    file = FILES / f"torch-{_torch_release()}-compiled.toml"
-    if not file.exists():
-        return []
-    data = tomllib.loads(file.read_text(encoding="utf-8"))
-    return [pytest.param(rule_id, entry["snippet"], id=rule_id) for rule_id, entry in data.items()]
-
-
 def _result(lines: list[str], prefix: str) -> str:
     """The text after ``prefix`` of the one line that starts with it."""
     found = [line[len(prefix):].strip() for line in lines if line.startswith(prefix)]
     assert len(found) == 1, f"expected exactly one line starting with {prefix!r}, got {len(found)}"
     return found[0]
-
-
-if TORCH:  # defined only where torch is installed; the snippets of its release's compiled file
-
-    @pytest.mark.parametrize(("rule_id", "snippet"), _snippets())
-    def test_snippet_prints_differing_eager_and_compiled_results(rule_id: str, snippet: str) -> None:
-        done = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True,
-                              timeout=TIMEOUT, check=False)
-        assert done.returncode == 0, f"{rule_id}: the snippet exited {done.returncode}:\n{done.stderr}"
-        lines = done.stdout.splitlines()
-        eager = _result(lines, "eager:")
-        compiled = _result(lines, "compiled:")
-        assert eager != compiled, f"{rule_id}: eager and compiled agree: {eager}"
 
 
 def _repros() -> list[object]:
@@ -72,7 +44,7 @@ def _repros() -> list[object]:
             for cause in load_causes().values() if release in cause.rules]
 
 
-if TORCH:  # each root cause's repro, on the releases compiled-causes.toml says it holds on
+if TORCH:  # each root cause's repro, on the releases whose compiled file names it
 
     @pytest.mark.parametrize(("name", "repro"), _repros())
     def test_each_cause_s_repro_exits_1_with_differing_lines(name: str, repro: str) -> None:

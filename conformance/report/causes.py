@@ -115,6 +115,10 @@ def _release_causes(folder: Path) -> dict[str, dict[str, list[str]]]:
             if not isinstance(names, list) or not names:
                 raise CausesError(f"{path.name} [{rule_id}]: a compiled expected failure names "
                                   "its root causes (causes = [...])")
+            if "snippet" in entry:
+                raise CausesError(f"{path.name} [{rule_id}]: a compiled expected failure has no "
+                                  f"snippet of its own: its causes' repros ({CAUSES_FILE}) "
+                                  "reproduce it")
             for name in names:
                 found.setdefault(match.group(1), {}).setdefault(str(name), []).append(rule_id)
     return found

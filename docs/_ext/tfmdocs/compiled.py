@@ -1,8 +1,8 @@
 """``.. tfm-compiled:: FILE CERTIFICATE`` — the divergences of torch.compile from eager torch.
 
 Renders, from the committed expected-failures file of a compiled run and its certificate, how
-much Dynamo traced (``run.compile``) and one entry per divergence: the rule, the reason and the
-snippet that prints eager and compiled side by side.
+much Dynamo traced (``run.compile``) and one entry per divergence: the rule, the reason, where
+it is seen and links to its root causes, whose repros (docs/compiled-causes.rst) reproduce it.
 """
 
 from __future__ import annotations
@@ -70,10 +70,10 @@ class CompiledDivergencesDirective(SphinxDirective):
             if entry.get("functions"):
                 lines += ["Seen in the dispatch of: "
                           + ", ".join(f"``{f}``" for f in entry["functions"]) + ".", ""]
-            lines += [".. code-block:: python", ""]
-            lines += [f"   {line}" if line.strip() else ""
-                      for line in str(entry["snippet"]).strip("\n").splitlines()]
-            lines.append("")
+            causes = [str(name) for name in entry.get("causes", [])]
+            lines += ["Reproduced by the plain-torch repro of its root cause"
+                      + ("s" if len(causes) > 1 else "") + ": "
+                      + ", ".join(f":ref:`{name} <cause-{name}>`" for name in causes) + ".", ""]
         container = nodes.container(classes=["tfm-compiled"])
         self.state.nested_parse(StringList(lines, str(toml_path)), self.content_offset, container)
         return list(container.children)
