@@ -15,7 +15,10 @@ Each area file ``spec/examples/<area>.toml`` holds ``[[example]]`` tables::
 ``rules`` are catalogue rule IDs the scenario exercises, and ``scenario`` is a scenario
 in the form :mod:`spec.model.codec` reads. A stack-generation example (``generation =
 "stack"`` in its scenario) may add ``version = "1.13"`` or ``version = "2.x"``: the torch
-version whose behaviour it shows (no ``version``: whatever both share, checked as 2.x).
+version whose behaviour it shows (no ``version``: whatever both share, checked as 2.x). An
+example may add ``compile_outside = K``: where the suite runs it under ``torch.compile``
+(``--compile``), its first K set-up steps are entered outside the compiled function, active when
+it is called (the default, 0: every step inside it); eager runs ignore it.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ EXAMPLES_DIR: Final = Path(__file__).resolve().parent / "examples"
 
 _NAME_RE: Final = re.compile(r"^[a-z][a-z0-9_]*$")
 _KEYS: Final = ("name", "rules", "title", "scenario")
-_OPTIONAL: Final = ("version",)
+_OPTIONAL: Final = ("version", "compile_outside")
 
 
 class ExampleError(ValueError):
@@ -64,6 +67,8 @@ class Example:
     area: str
     #: Stack generation only: the torch version it is about (``"1.13"`` or ``"2.x"``), or ``None``.
     version: str | None = None
+    #: Under ``--compile``: how many of its set-up steps are entered outside the compiled function.
+    compile_outside: int = 0
 
 
 def _one_line(text: str) -> str:
@@ -116,9 +121,14 @@ def _build(raw: Any, index: int, path: Path, known: frozenset[str]) -> Example:
         if scenario.generation != "stack":
             raise _fail(path, where, f"version {version!r} is only for generation 'stack' "
                                      f"scenarios (this one is {scenario.generation!r})")
+    outside = raw.get("compile_outside", 0)
+    if (not isinstance(outside, int) or isinstance(outside, bool)
+            or not 0 <= outside <= len(scenario.setup)):
+        raise _fail(path, where, f"compile_outside must be a number of set-up steps from 0 to "
+                                 f"{len(scenario.setup)}, got {outside!r}")
     if not scenario.title:
         scenario = dataclasses.replace(scenario, title=title)
-    return Example(name, tuple(rules), title, scenario, path.stem, version)
+    return Example(name, tuple(rules), title, scenario, path.stem, version, outside)
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -167,8 +177,9 @@ def load_examples(path: Path | None = None) -> tuple[Example, ...]:
     """Every example in the ``*.toml`` files of ``path`` (default: the shipped ones), file by file.
 
     Raises :class:`ExampleError` (one line) for invalid TOML, unknown or missing keys,
-    duplicate names, rule IDs that are not in the catalogue, malformed scenarios, and a
-    ``version`` that is not a stack version or is given for a 2022 scenario.
+    duplicate names, rule IDs that are not in the catalogue, malformed scenarios, a
+    ``version`` that is not a stack version or is given for a 2022 scenario, and a
+    ``compile_outside`` that is not a number of the scenario's set-up steps.
     The default examples are loaded once and cached.
     """
     if path is None:

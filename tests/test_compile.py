@@ -210,9 +210,9 @@ if TORCH:  # the rest needs torch.compile
         assert checked.compilation.outside == 1, checked.compilation
 
     #: A mode whose handler adds 100 to the value it forwards, entered before the call.
-    ADDING = scenario_from_dict({
-        "generation": "stack", "modes": [{"name": "M", "behaviour": {"add": 100}}],
-        "setup": [{"enter": "M"}], "call": {"func": "neg", "args": ["plain"]}})
+    #: The example the certification runs with its mode entered outside (compile_outside = 1).
+    ADDING_EXAMPLE = EXAMPLES["a_mode_that_adds_to_what_it_forwards_answers_once"]
+    ADDING = ADDING_EXAMPLE.scenario
 
     def test_a_mode_entered_outside_the_compiled_function_is_applied_again() -> None:
         """Named case (the cause mode-outside-applied-again): entered inside the compiled
@@ -244,3 +244,26 @@ if TORCH:  # the rest needs torch.compile
         assert excused is not None and "TFM_ORDER_002" in excused.excused, excused
         assert set(excused.rules) <= set(excused.excused), excused.differences
 
+    def test_the_certification_runs_the_example_with_its_mode_entered_outside(tmp_path: Path) -> None:
+        """The suite's explicit examples honour compile_outside: under --compile the example's
+        mode is entered before the compiled function is called, and the certificate fails
+        TFM_ORDER_002 in that example's test (the kwargs {} that come first, a cause of their
+        own, excused)."""
+        import json
+        import subprocess
+        import sys
+
+        assert ADDING_EXAMPLE.compile_outside == 1
+        reports, kwargs = tmp_path / "reports", tmp_path / "kwargs.toml"
+        kwargs.write_text('[TFM_ARGS_002]\nreason = "kwargs {}"\n[TFM_ARGS_003]\nreason = "kwargs {}"\n',
+                          encoding="utf-8")
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--pyargs", "conformance.suite",
+             "--impl", "torch", "--compile", "-k", ADDING_EXAMPLE.name, f"--reports-dir={reports}",
+             f"--expected-failures={kwargs}"],
+            capture_output=True, text=True, cwd=tmp_path, timeout=600, check=False)
+        certificate = json.loads((reports / "certificate.json").read_text(encoding="utf-8"))
+        failures = certificate["rules"]["TFM_ORDER_002"]["failures"]
+        assert [f["test"].rsplit("[", 1)[-1] for f in failures] == [ADDING_EXAMPLE.name + "]"], (
+            done.stdout[-3000:])
+        assert "data=(299.0, 303.0)" in failures[0]["message"]

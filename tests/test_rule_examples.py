@@ -315,6 +315,14 @@ def _write(directory: Path, files: dict[str, str]) -> Path:
                                                   'version = "2.x"\n[example.scenario]')},
                      "example 'ok_example': version '2.x' is only for generation 'stack' scenarios",
                      id="version-on-2022-example"),
+        pytest.param({"order.toml": _GOOD.replace("[example.scenario]",
+                                                  "compile_outside = 2\n[example.scenario]")},
+                     "example 'ok_example': compile_outside must be a number of set-up steps from 0 "
+                     "to 1, got 2", id="compile-outside-past-the-set-up"),
+        pytest.param({"order.toml": _GOOD.replace("[example.scenario]",
+                                                  "compile_outside = true\n[example.scenario]")},
+                     "compile_outside must be a number of set-up steps from 0 to 1, got True",
+                     id="compile-outside-not-a-number"),
     ],
 )
 def test_loader_errors_are_one_line(tmp_path: Path, files: dict[str, str], expected: str) -> None:
@@ -331,6 +339,14 @@ def test_loader_reads_a_good_file(tmp_path: Path) -> None:
     assert (example.name, example.rules, example.area) == ("ok_example", ("TFM_ORDER_002",), "order")
     assert example.scenario.title == example.title
     assert example.version is None
+
+
+def test_loader_reads_where_the_compiled_run_begins(tmp_path: Path) -> None:
+    (example,) = load_examples(_write(tmp_path, {"order.toml": _GOOD}))
+    assert example.compile_outside == 0
+    (outside,) = load_examples(_write(tmp_path, {"order.toml": _GOOD.replace(
+        "[example.scenario]", "compile_outside = 1\n[example.scenario]")}))
+    assert outside.compile_outside == 1
 
 
 def test_loader_reads_a_version(tmp_path: Path) -> None:
