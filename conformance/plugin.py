@@ -36,6 +36,7 @@ from .session.fixtures import (
     tfmode_certify,
 )
 from .session.nodeids import pytest_pycollect_makemodule
+from .session.notcompiled import pytest_report_teststatus
 from .session.recording import (
     RuleTimeout,
     pytest_runtest_call,
@@ -62,6 +63,7 @@ __all__ = [
     "pytest_plugin_registered",
     "pytest_pycollect_makemodule",
     "pytest_report_header",
+    "pytest_report_teststatus",
     "pytest_runtest_call",
     "pytest_runtest_logreport",
     "pytest_runtest_makereport",

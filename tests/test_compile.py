@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 from conformance.report.verdicts import TestOutcome, aggregate, level_reached
 from conformance.target.compiled import Compilation, summarise, tally
 from spec.catalogue import load_catalogue
@@ -120,6 +122,7 @@ if TORCH:  # the rest needs torch.compile
         assert [type(e).__name__ for e in trace.events] == [type(e).__name__ for e in eager.events]
         assert ADAPTER.reset() == []
 
+    @pytest.mark.rule("TFM_THREAD_001")
     def test_a_call_in_a_new_thread_is_not_compiled() -> None:
         """Starting the thread is a graph break; the thread's code runs eagerly (Dynamo's frame
         hook is per thread), so no graph runs in the call's thread, whatever Dynamo counts in
@@ -168,6 +171,7 @@ if TORCH:  # the rest needs torch.compile
         run_compiled(RECORDED, ADAPTER)
         assert run_compiled(THREADED, ADAPTER)[2] == first
 
+    @pytest.mark.rule("TFM_STACK_002")
     def test_a_divergence_from_eager_fails_its_rule_and_agreement_passes() -> None:
         ADAPTER.compile = True  # type: ignore[attr-defined]
         try:
@@ -214,6 +218,7 @@ if TORCH:  # the rest needs torch.compile
     ADDING_EXAMPLE = EXAMPLES["a_mode_that_adds_to_what_it_forwards_answers_once"]
     ADDING = ADDING_EXAMPLE.scenario
 
+    @pytest.mark.rule("TFM_ORDER_002")
     def test_a_mode_entered_outside_the_compiled_function_is_applied_again() -> None:
         """Named case (the cause mode-outside-applied-again): entered inside the compiled
         function the mode's answer is the result, as eagerly; entered outside it (active when
@@ -244,6 +249,7 @@ if TORCH:  # the rest needs torch.compile
         assert excused is not None and "TFM_ORDER_002" in excused.excused, excused
         assert set(excused.rules) <= set(excused.excused), excused.differences
 
+    @pytest.mark.rule("TFM_ORDER_002")
     def test_the_certification_runs_the_example_with_its_mode_entered_outside(tmp_path: Path) -> None:
         """The suite's explicit examples honour compile_outside: under --compile the example's
         mode is entered before the compiled function is called, and the certificate fails
@@ -267,3 +273,33 @@ if TORCH:  # the rest needs torch.compile
         assert [f["test"].rsplit("[", 1)[-1] for f in failures] == [ADDING_EXAMPLE.name + "]"], (
             done.stdout[-3000:])
         assert "data=(299.0, 303.0)" in failures[0]["message"]
+
+    @pytest.mark.rule("TFM_STACK_001", "TFM_THREAD_001")
+    def test_a_test_that_compiled_nothing_is_the_plugins_own_outcome(tmp_path: Path) -> None:
+        """Not compiled is an outcome the plugin owns, on two workers as in one process: a thread
+        example (its call never runs compiled) ends at its call, a test that runs no user code
+        compiled ends at its set-up; the terminal counts both apart ("not compiled", never
+        passed or skipped), the JUnit file shows them skipped with their rules and reason, and
+        the certificate gives each rule they stand for not_compiled."""
+        import json
+        import subprocess
+        import sys
+        import xml.etree.ElementTree as ET
+
+        reports = tmp_path / "reports"
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--pyargs", "conformance.suite",
+             "--impl", "torch", "--compile", "-n", "2", "-rs", f"--reports-dir={reports}",
+             f"--junitxml={tmp_path / 'junit.xml'}",
+             "-k", "new_thread_has_empty_stack or test_entering_a_mode_binds_the_mode"],
+            capture_output=True, text=True, cwd=tmp_path, timeout=600, check=False)
+        shown = done.stdout[-3000:]
+        assert "2 not compiled" in done.stdout.splitlines()[-1], shown
+        assert " passed" not in done.stdout.splitlines()[-1], shown
+        skipped = [case.find("skipped") for case in ET.parse(tmp_path / "junit.xml").iter("testcase")]
+        messages = sorted(s.get("message", "") for s in skipped if s is not None)
+        assert len(messages) == 2 and all(m.startswith("not compiled: TFM_") for m in messages), messages
+        assert any("TFM_STACK_001: this test runs no user code" in m for m in messages), messages
+        verdicts = json.loads((reports / "certificate.json").read_text(encoding="utf-8"))["rules"]
+        assert verdicts["TFM_STACK_001"]["verdict"] == "not_compiled", shown
+        assert verdicts["TFM_THREAD_001"]["verdict"] == "not_compiled", shown

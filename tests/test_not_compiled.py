@@ -1,17 +1,18 @@
-"""A test that judged nothing compiled under --compile ends with a skip that names its rules
-and why (conformance.session.recording.skip_not_compiled); the plugin gives those rules not_compiled."""
+"""A test that judged nothing compiled under --compile ends by raising NotCompiled with its rules
+and why (conformance.session.notcompiled); the plugin makes that an outcome of its own and gives
+those rules not_compiled (tests/test_compile.py runs it on torch)."""
 
 from __future__ import annotations
 
 import pytest
 
-from conformance.session.recording import NOT_COMPILED, skip_not_compiled
+from conformance.session.notcompiled import NOT_COMPILED, NotCompiled
 
 
-def test_the_skip_names_every_rule_and_the_reason() -> None:
-    with pytest.raises(pytest.skip.Exception) as caught:
-        skip_not_compiled(("TFM_ORDER_001", "TFM_TYPES_006"), "Dynamo compiled no frame")
-    assert str(caught.value) == f"{NOT_COMPILED} TFM_ORDER_001, TFM_TYPES_006: Dynamo compiled no frame"
+def test_the_outcome_names_every_rule_and_the_reason() -> None:
+    caught = NotCompiled(("TFM_ORDER_001", "TFM_TYPES_006"), "Dynamo compiled no frame")
+    assert caught.rules == ("TFM_ORDER_001", "TFM_TYPES_006")
+    assert str(caught) == f"{NOT_COMPILED} TFM_ORDER_001, TFM_TYPES_006: Dynamo compiled no frame"
 
 
 @pytest.mark.parametrize(("rules", "why"), [
@@ -19,6 +20,6 @@ def test_the_skip_names_every_rule_and_the_reason() -> None:
     (("ORDER",), "Dynamo compiled no frame"),  # an area, not a rule ID
     (("TFM_ORDER_001",), "  "),                 # no reason
 ])
-def test_a_skip_without_rule_ids_or_reason_is_refused(rules: tuple[str, ...], why: str) -> None:
+def test_an_outcome_without_rule_ids_or_reason_is_refused(rules: tuple[str, ...], why: str) -> None:
     with pytest.raises(ValueError, match="needs rule IDs and a reason"):
-        skip_not_compiled(rules, why)
+        NotCompiled(rules, why)

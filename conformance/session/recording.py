@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
-from collections.abc import Generator, Sequence
-from typing import Any, NoReturn
+from collections.abc import Generator
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -17,6 +16,7 @@ from ..report.verdicts import Failure, TestOutcome, normalise
 from ..sandbox.parent import SandboxedImplementation
 from ..target import noise
 from .bodies import APPLICABLE, may_name
+from .notcompiled import NotCompiled, is_not_compiled, settle
 from .observed import Observed, read_settings
 from .runstate import (
     CONTROLLER,
@@ -62,18 +62,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     rules = marker_args(item, "rule")
     # A test of no rule (the suite's own checks of its markers) judges nothing compiled: it runs.
     if state.compile and rules and item.get_closest_marker("compiles") is None:
-        state.not_compiled.add(item.nodeid)
-        skip_not_compiled(rules, "this test runs no user code inside torch.compile (under "
+        raise NotCompiled(rules, "this test runs no user code inside torch.compile (under "
                                  "--compile, the explicit examples and the generated sweep do)")
-
-
-def skip_not_compiled(rules: Sequence[str], why: str) -> NoReturn:
-    """End a test that judged nothing compiled under --compile: its rules get the verdict
-    ``not_compiled`` from it, never a pass (docs/compile.rst). The skip names the rules it
-    stands for and why; a test of no rule, or no reason, is refused."""
-    if not rules or not all(_RULE_ID.fullmatch(r) for r in rules) or not why.strip():
-        raise ValueError(f"a not-compiled skip needs rule IDs and a reason, got {rules!r}, {why!r}")
-    pytest.skip(reason=f"{NOT_COMPILED} {', '.join(rules)}: {why}")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -155,6 +145,7 @@ def pytest_runtest_makereport(item: pytest.Item,
     state = state_of(item.config)
     if not state.active or state.adapter is None:
         return report
+    settle(item, call, report)
     if call.when == "call":
         leaked = _reset(state)
         if leaked:
@@ -315,7 +306,7 @@ def _record(item: pytest.Item, state: RunState, outcome: TestOutcome,
             report: pytest.TestReport) -> None:
     if report.when == "setup" and report.skipped:
         outcome.status = ("not_applicable" if item.nodeid in state.not_applicable
-                          else "not_compiled" if item.nodeid in state.not_compiled else "skipped")
+                          else "not_compiled" if is_not_compiled(report) else "skipped")
         return
     compiled = _properties(item).get(COMPILATION_PROPERTY)
     if report.when == "call" and isinstance(compiled, str):
@@ -343,13 +334,9 @@ def _record(item: pytest.Item, state: RunState, outcome: TestOutcome,
                 f"{r}: {state.expected[r]}" for r in expected)
     elif report.when == "call":
         outcome.status = ("passed" if report.passed
-                          else "not_compiled" if _nothing_compiled(outcome.compilation)
-                          else "skipped")
+                          else "not_compiled" if is_not_compiled(report) else "skipped")
 
 
-#: How a skip under --compile begins: what the test checks was not compiled.
-NOT_COMPILED = "not compiled:"
-_RULE_ID = re.compile(r"TFM_[A-Z]+_\d{3}")
 #: The property under which a test hands over what it counted of compiled scenarios.
 COMPILATION_PROPERTY = "compilation"
 #: The property under which a test hands over the rules its compiled scenarios exercised
@@ -358,11 +345,3 @@ COMPILED_RULES_PROPERTY = "compiled_rules"
 #: The property under which a chunk of the exhaustive run hands over its tally
 #: (conformance.exhaustive.report.EXHAUSTIVE_PROPERTY names the same).
 EXHAUSTIVE_PROPERTY = "exhaustive"
-
-
-def _nothing_compiled(tally: dict[str, int] | None) -> bool:
-    """Whether a test's tally (conformance.target.compiled.tally) says Dynamo compiled none of its
-    scenarios: the test judged nothing."""
-    return tally is not None and tally.get("scenarios", 0) > 0 and (
-        tally.get("not_compiled", 0) == tally["scenarios"])
-

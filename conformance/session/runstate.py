@@ -70,8 +70,6 @@ class RunState:
     generations: dict[str, tuple[str, ...]] = field(default_factory=dict)
     feature_rules: dict[str, set[str]] = field(default_factory=dict)
     not_applicable: set[str] = field(default_factory=set)
-    #: under --compile, the tests that run nothing inside torch.compile
-    not_compiled: set[str] = field(default_factory=set)
     leaks: dict[str, list[str]] = field(default_factory=dict)
     #: Per leaking test: the rules its leak breaks, and whether the leak alone failed it.
     leak_rules: dict[str, tuple[tuple[str, ...], bool]] = field(default_factory=dict)

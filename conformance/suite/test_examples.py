@@ -16,7 +16,8 @@ import pytest
 from conformance.adapter import features_needed
 from conformance.judge.check import Target, check
 from conformance.judge.excusal import Excusals
-from conformance.session.recording import COMPILATION_PROPERTY, skip_not_compiled
+from conformance.session.notcompiled import NotCompiled
+from conformance.session.recording import COMPILATION_PROPERTY
 from conformance.target.compiled import tally
 from spec.examples import Example, load_examples
 from spec.model import scenario_to_dict
@@ -44,7 +45,7 @@ def test_example(example: Example, adapter: Target, excused: Excusals,
         record_property(COMPILATION_PROPERTY, json.dumps(
             tally([checked.compilation], time.monotonic() - start)))
         if checked.not_compiled:
-            skip_not_compiled(example.rules, checked.compilation.describe())
+            raise NotCompiled(example.rules, checked.compilation.describe())
     if not checked.differences:
         return
     # The rules the divergence is attributed to, whichever the example is about: a mode the
