@@ -121,11 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     loaded = [_load(path) for path in columns(args.root / CERTIFICATES)]
     torch = [c for c in loaded if c["implementation"]["name"] == "torch" and not compiled(c)]
     groups = divergences(torch, args.root / EXPECTED_FAILURES)
-    pages = {GLANCE: render_glance(torch, groups, args.root / EXPECTED_FAILURES), OUTPUT: render(loaded),
-             EVOLUTION: render_evolution(torch, args.root / EXPECTED_FAILURES)}
+    pages = {GLANCE: render_glance(torch, groups, args.root / EXPECTED_FAILURES), OUTPUT: render(loaded)}
+    under_compile = [c for c in loaded if c["implementation"]["name"] == "torch" and compiled(c)]
+    told: dict[str, causes.Cause] = {}
     try:
         if (args.root / EXPECTED_FAILURES / causes.CAUSES_FILE).exists():
-            pages[CAUSES] = causes.rst(causes.load_causes(args.root / EXPECTED_FAILURES))
+            told = causes.load_causes(args.root / EXPECTED_FAILURES)
+            pages[CAUSES] = causes.rst(told)
+        pages[EVOLUTION] = render_evolution(torch, args.root / EXPECTED_FAILURES, under_compile, told)
     except causes.CausesError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

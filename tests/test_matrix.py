@@ -170,8 +170,36 @@ def test_a_compiled_certificate_is_its_own_column_and_not_a_release(tmp_path: Pa
     table = (tmp_path / matrix.OUTPUT).read_text()
     assert "     - 2.13.0 compiled\n" in table
     assert table.split(":rule:`TFM_ORDER_001`", 1)[1].split("   * -", 1)[0].count("nc") == 1
-    evolution_page = (tmp_path / matrix.EVOLUTION).read_text()
-    assert "compiled" not in evolution_page
+    eager, under_compile = (tmp_path / matrix.EVOLUTION).read_text().split("Under torch.compile\n", 1)
+    assert "compiled" not in eager  # the eager view counts no compiled certificate as a release
+    assert "Releases certified under ``torch.compile``, oldest first: 2.12.1, 2.13.0, 2.14.1." in (
+        under_compile)
+
+
+def test_the_evolution_page_says_when_each_compiled_divergence_appeared_and_went_away() -> None:
+    from conformance.report.causes import Cause
+
+    base = json.loads((CERTIFICATES / "torch-2.13.0-compiled.json").read_text())
+    certs = [json.loads(json.dumps(base)) for _ in range(3)]
+    for cert, release in zip(certs, ("2.97.0", "2.98.0", "2.99.0"), strict=True):
+        cert["implementation"]["release"] = release
+    certs[0]["rules"]["TFM_ORDER_001"]["verdict"] = "expected_failure"
+    certs[1]["rules"]["TFM_ORDER_001"]["verdict"] = "pass"
+    certs[2]["rules"]["TFM_ORDER_001"]["verdict"] = "pass"
+
+    def cause(name: str, *releases: str) -> Cause:
+        return Cause(name, name, "wrong result", (), "", {r: ("TFM_ORDER_001",) for r in releases})
+
+    told = {"old-bug": cause("old-bug", "2.97.0"), "new-bug": cause("new-bug", "2.98.0", "2.99.0"),
+            "always": cause("always", "2.97.0", "2.98.0", "2.99.0")}
+    text = evolution.render_compiled(certs, told)
+    lines = text.splitlines()
+    assert ("* :ref:`old-bug <cause-old-bug>`: holds on 2.97.0; appeared on or before 2.97.0; "
+            "gone in 2.98.0.") in lines
+    assert "* :ref:`new-bug <cause-new-bug>`: holds on 2.98.0–2.99.0; appeared in 2.98.0; not gone." in lines
+    assert ("* :ref:`always <cause-always>`: holds on 2.97.0–2.99.0; appeared on or before 2.97.0; "
+            "not gone.") in lines
+    assert "* :rule:`TFM_ORDER_001`: 2.98.0 (diverges (expected failure) → holds)." in lines
 
 
 def test_releases_at_a_glance_are_newest_first_with_links_and_reasons(tmp_path: Path) -> None:
