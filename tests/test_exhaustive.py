@@ -9,10 +9,10 @@ from dataclasses import replace
 
 import pytest
 
+from conformance.exhaustive.batch import check_all
 from conformance.exhaustive.enumeration import enumerated, scenarios
 from conformance.exhaustive.scope import DEFAULTS, LARGES, ScopeError, parse_scope
 from conformance.exhaustive.symmetry import canonical
-from conformance.judge.batch import check_all
 from conformance.judge.check import check
 from conformance.sandbox.parent import SandboxedImplementation
 from spec.model.scenario import (

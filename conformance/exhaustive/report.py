@@ -9,7 +9,7 @@ from typing import Any
 
 from spec.model import scenario_to_dict
 
-from ..judge.batch import Outcome
+from .batch import Outcome
 from .scope import Scope
 
 #: The property under which a chunk hands over its tally (see :meth:`Findings.tally`).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,13 +13,9 @@ from hypothesis import strategies as st
 
 from spec.model.scenario import Generation, Scenario
 
-from ..generate.draws import FORWARD_ADD, SeededChooser, build_scenario
-from ..generate.strategies import scenarios
-from ..judge.batch import check_all
+from ..generate.strategies import FORWARD_ADD, scenarios
 from ..judge.check import Target, check
-from ..judge.checked import Checked
 from ..judge.excusal import Excusals
-from ..sandbox.parent import SandboxedImplementation
 
 
 @dataclass
@@ -64,8 +60,7 @@ class Sweep:
 #: Under --compile, how many of a scenario's set-up steps are entered outside the compiled
 #: function (around it, active when it is called): half the time none, else one to three (a
 #: number past the set-up encloses all of it).
-OUTSIDE = (0, 0, 0, 1, 2, 3)
-BOUNDARIES = st.sampled_from(OUTSIDE)
+BOUNDARIES = st.sampled_from((0, 0, 0, 1, 2, 3))
 
 #: After this many crashed or hung scenarios a sweep checks no more: each costs a restart of
 #: the implementation (and a hang its whole time limit), and the rules they broke already fail.
@@ -73,99 +68,38 @@ MAX_FAULTS = 3
 
 
 class _Stop(BaseException):
-    """Ends the loop of a sweep (a BaseException: hypothesis does not replay it)."""
+    """Ends the hypothesis loop of a sweep (a BaseException: hypothesis does not replay it)."""
 
 
 def run_sweep(adapter: Target, generation: Generation, max_examples: int | None = None,
               keep: int = 3, chunk: int | None = None, deadline: float | None = None,
               excused: Excusals | Collection[str] = ()) -> Sweep:
-    """Generate scenarios under the active hypothesis profile and check each.
+    """Generate scenarios with the active hypothesis profile (no shrinking) and check each.
 
-    Under a derandomized profile (``ci``, ``certify``) the scenarios come from a seeded
-    generator (:class:`~conformance.generate.draws.SeededChooser`) and are checked in batches
-    (:func:`~conformance.judge.batch.check_all`); under the others hypothesis draws them (no
-    shrinking here: a failing test shrinks what it reports). ``chunk`` numbers one of several
-    independent sweeps (pytest-xdist spreads them over workers): under a given seed
-    (``--hypothesis-seed``) or a derandomized profile each chunk draws from a seed of its own
-    (:func:`chunk_seed`), so the chunks together are reproducible and none repeats another.
-    ``deadline`` (a ``time.monotonic()`` value) ends the sweep early: the scenarios checked so
-    far stand. ``excused``: the rules of the expected failures; every scenario is checked
-    whatever they excuse (see :func:`~conformance.judge.check.check`).
+    ``chunk`` numbers one of several independent sweeps (pytest-xdist spreads them over
+    workers): under a given seed (``--hypothesis-seed``) or a derandomized profile each chunk
+    draws from a seed of its own (:func:`chunk_seed`), so the chunks together are reproducible
+    and none repeats another. ``deadline`` (a ``time.monotonic()`` value) ends the
+    sweep early: the scenarios checked so far stand. ``excused``: the rules of the expected
+    failures; every scenario is checked whatever they excuse (see :func:`~conformance.judge.check.check`).
     """
     result = Sweep(generation)
     current = settings()
     examples = max_examples if max_examples is not None else current.max_examples
+    derandomize = current.derandomize and chunk is None
     own_seed = None if chunk is None else chunk_seed(given_seed(), current.derandomize, chunk)
-    compiled = bool(getattr(adapter, "compile", False))
-    # a compiled sweep also draws handlers that change what they forward, and the boundary
-    features = adapter.features | {FORWARD_ADD} if compiled else adapter.features
-    recorder = _Recorder(result, keep, deadline)
 
     def one(scenario: Scenario, outside: int) -> None:
-        recorder.next()
+        if deadline is not None and time.monotonic() >= deadline:
+            result.stopped = (f"stopped after scenario #{result.examples}: its share of the "
+                              "per-test time limit ran out")
+            raise _Stop
+        result.examples += 1
         try:
             checked = check(scenario, adapter, excused=excused, outside=outside)
         except Exception as exc:  # the suite must not die with the implementation
             result.errors.append(f"{type(exc).__name__}: {exc}")
             return
-        recorder.judged(scenario, checked, outside)
-
-    try:
-        if current.derandomize:
-            base = own_seed if chunk is not None else given_seed()
-            chooser = SeededChooser(f"tfmode-sweep:{generation}:{base}")
-            drawn = (build_scenario(chooser, generation, features) for _ in range(examples))
-            if compiled or not isinstance(adapter, SandboxedImplementation):
-                for scenario in drawn:  # one by one: a batch runs nothing compiled or in-process
-                    one(scenario, chooser.pick(OUTSIDE) if compiled else 0)
-            else:
-                _batched(drawn, adapter, excused, recorder)
-            return result
-        pinned = settings(current, max_examples=examples, database=None, phases=(Phase.generate,),
-                          derandomize=False)
-        if compiled:
-            run = pinned(given(scenarios(generation, features), BOUNDARIES)(one))
-        else:
-            run = pinned(given(scenarios(generation, features))(lambda scenario: one(scenario, 0)))
-        if own_seed is not None:
-            run = seed(own_seed)(run)
-        run()
-    except _Stop:
-        pass
-    return result
-
-
-def _batched(drawn: Iterator[Scenario], adapter: Target, excused: Excusals | Collection[str],
-             recorder: _Recorder) -> None:
-    """Check the scenarios many per round trip to the implementation's process."""
-    outcomes = check_all(drawn, adapter, excused)
-    try:
-        for outcome in outcomes:
-            recorder.next()
-            recorder.judged(outcome.scenario, outcome.checked, 0)
-    except Exception as exc:  # the suite must not die with the implementation
-        recorder.result.errors.append(f"{type(exc).__name__}: {exc}")
-    finally:
-        outcomes.close()  # what is still in flight is answered before anything else
-
-
-class _Recorder:
-    """Each checked scenario of a sweep, recorded rule by rule."""
-
-    def __init__(self, result: Sweep, keep: int, deadline: float | None) -> None:
-        self.result, self.keep, self.deadline = result, keep, deadline
-
-    def next(self) -> None:
-        """Count one more scenario, or stop the sweep where its time ran out."""
-        result = self.result
-        if self.deadline is not None and time.monotonic() >= self.deadline:
-            result.stopped = (f"stopped after scenario #{result.examples}: its share of the "
-                              "per-test time limit ran out")
-            raise _Stop
-        result.examples += 1
-
-    def judged(self, scenario: Scenario, checked: Checked | None, outside: int) -> None:
-        result, keep = self.result, self.keep
         if checked is None:
             result.unspecified += 1
             return
@@ -194,6 +128,21 @@ class _Recorder:
                 result.stopped = (f"stopped after scenario #{result.examples}: the implementation "
                                   f"crashed or hung on {result.faults} scenarios")
                 raise _Stop
+
+    pinned = settings(current, max_examples=examples, database=None, phases=(Phase.generate,),
+                      derandomize=derandomize)
+    features = adapter.features
+    if getattr(adapter, "compile", False):  # where the compiled function begins is drawn too
+        run = pinned(given(scenarios(generation, features | {FORWARD_ADD}), BOUNDARIES)(one))
+    else:  # the same draws as before the boundary was drawn, for a given seed
+        run = pinned(given(scenarios(generation, features))(lambda scenario: one(scenario, 0)))
+    if own_seed is not None:
+        run = seed(own_seed)(run)
+    try:
+        run()
+    except _Stop:
+        pass
+    return result
 
 
 def given_seed() -> object:

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
+from conformance.exhaustive.batch import check_all
 from conformance.exhaustive.enumeration import enumerated
 from conformance.exhaustive.report import EXHAUSTIVE_PROPERTY, Findings
-from conformance.judge.batch import check_all
 from conformance.judge.check import Target
 from conformance.judge.excusal import Excusals
 from conformance.search.sweep import MAX_FAULTS

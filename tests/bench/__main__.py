@@ -16,7 +16,7 @@ from typing import Any
 
 from tests.bench import rst
 
-SECTIONS = ("dispatch", "depth", "sweep", "rates", "exhaustive", "surface", "suite", "xdist", "memory")
+SECTIONS = ("dispatch", "depth", "sweep", "exhaustive", "surface", "suite", "xdist", "memory")
 ROOT = Path(__file__).resolve().parents[2]
 DOCS_RESULTS = ROOT / "docs" / "_generated" / "bench.rst"
 
@@ -102,13 +102,6 @@ def main(argv: list[str] | None = None) -> int:
         sweep_result = sweep.run(n)
         raw["sweep"] = sweep_result
         emit(rst.section("Generated scenarios per second") + "\n" + sweep.render(sweep_result))
-    if "rates" in args.sections:
-        from tests.bench import rates
-
-        n = args.scenarios or (300 if args.quick else 2000)
-        rates_result = rates.run(n, with_torch=torch_version is not None)
-        raw["rates"] = rates_result
-        emit(rst.section("Scenarios per second") + "\n" + rates.render(rates_result))
     if "exhaustive" in args.sections:
         from tests.bench import exhaustive
 

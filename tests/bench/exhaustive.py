@@ -1,6 +1,6 @@
 """Enumerated scenarios per second: the default exhaustive scope's first scenarios checked the
 way a certification checks them (batched and pipelined through the sandbox,
-``conformance.judge.batch.check_all``) against one ``conformance.judge.check.check`` per
+``conformance.exhaustive.batch.check_all``) against one ``conformance.judge.check.check`` per
 scenario (the generated sweep's way, without hypothesis), on reference_impl and on torch, in the
 same run. Both processes' CPU time is measured too: the rate per CPU-second does not depend on
 what else the machine is doing."""
@@ -32,9 +32,9 @@ class Rate:
 
 
 def _measure(impl: str, how: str, n: int) -> Rate:
+    from conformance.exhaustive.batch import check_all
     from conformance.exhaustive.enumeration import scenarios
     from conformance.exhaustive.scope import default_scope
-    from conformance.judge.batch import check_all
     from conformance.judge.check import check
     from conformance.sandbox.parent import SandboxedImplementation
 

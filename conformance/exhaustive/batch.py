@@ -10,7 +10,7 @@ whose time limit, restart and blame are the generated sweep's.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Generator, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,13 +18,13 @@ from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
 from spec.model.trace import Trace
 
+from ..judge.check import check, scenario_seconds
+from ..judge.checked import Checked, Target, conclude
+from ..judge.excusal import Excusals
 from ..sandbox.parent import ImplementationFault, RemoteError, SandboxedImplementation
 from ..sandbox.replies import BATCH
 from ..target import noise
 from ..target.adapter import release_of
-from .check import check, scenario_seconds
-from .checked import Checked, Target, conclude
-from .excusal import Excusals
 
 #: Scenarios sent in one request.
 BATCH_SIZE = 64
@@ -46,8 +46,8 @@ class Outcome:
     checked: Checked | None
 
 
-def check_all(scenarios: Iterable[Scenario], target: Target, excused: Excusals | Collection[str] = (),
-              size: int = BATCH_SIZE) -> Generator[Outcome, None, None]:
+def check_all(scenarios: Iterable[Scenario], target: Target,
+              excused: Excusals | Collection[str] = (), size: int = BATCH_SIZE) -> Iterator[Outcome]:
     """Every scenario checked, in order; batched where ``target`` runs in a sandbox and
     compiles nothing (elsewhere one :func:`check` each). Batches are pipelined: the next one is
     predicted and sent before the one in flight is judged, so the implementation's process
