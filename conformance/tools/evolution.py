@@ -95,14 +95,14 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
 
 def render_compiled(compiled: Sequence[Mapping[str, Any]], causes: Mapping[str, Any]) -> str:
     """When each compiled divergence appeared and went away: each root cause with the releases
-    certified under torch.compile where it holds (those whose compiled expected failures name
+    checked under torch.compile where it holds (those whose compiled expected failures name
     it), then the rules whose compiled verdict changed from one such release to the next."""
     order = [release_of(c) for c in compiled]
     lines = ["Under torch.compile", "-------------------", "",
-             f"Releases certified under ``torch.compile``, oldest first: {', '.join(order)}. Each "
+             f"Releases checked under ``torch.compile``, oldest first: {', '.join(order)}. Each "
              "root cause of a compiled divergence (:doc:`compiled-causes`): the releases among "
              "those it holds on, the first of them, and the release where it went away. A cause "
-             f"that holds on {order[0]} may be older: no earlier release is certified compiled "
+             f"that holds on {order[0]} may be older: no earlier release is checked compiled "
              "here.", ""]
     for name, cause in causes.items():
         held = [r for r in order if r in cause.rules]
