@@ -19,10 +19,10 @@ else:  # Python 3.10
     import tomli as tomllib
 
 from .schema import (
-    _ID_RE,
     EVIDENCE_KINDS,
     GENERATIONS,
     LEVELS,
+    RULE_ID,
     SCHEMA,
     STACK_VERSIONS,
     CatalogueError,
@@ -36,6 +36,7 @@ __all__ = [
     "GENERATIONS",
     "LEVELS",
     "RULES_DIR",
+    "RULE_ID",
     "SCHEMA",
     "STACK_VERSIONS",
     "Area",
@@ -188,7 +189,7 @@ def _build_area(document: Mapping[str, Any], path: Path) -> Area:
     seen: set[str] = set()
     for raw in document["rule"]:
         rule_id: str = raw["id"]
-        match = _ID_RE.match(rule_id)
+        match = RULE_ID.match(rule_id)
         assert match is not None  # guaranteed by the schema
         if match.group(1) != name:
             raise _fail(

@@ -17,6 +17,7 @@ __all__ = [
     "EXAMPLE_IMPLS",
     "GENERATIONS",
     "LEVELS",
+    "RULE_ID",
     "SCHEMA",
     "STACK_VERSIONS",
     "CatalogueError",
@@ -40,7 +41,8 @@ EXAMPLE_IMPLS: Final = ("reference_impl", "torch")
 EVIDENCE_KINDS: Final = ("pr", "test", "source", "measurement", "inference")
 
 
-_ID_RE: Final = re.compile(r"^TFM_([A-Z]+)_(\d{3})$")
+#: A rule ID (``TFM_ORDER_003``): its area and its number as groups.
+RULE_ID: Final = re.compile(r"^TFM_([A-Z]+)_(\d{3})$")
 _NONBLANK: Final = r"\S"
 
 _TEXT: Final[dict[str, Any]] = {"type": "string", "pattern": _NONBLANK}
@@ -70,7 +72,7 @@ _RULE_SCHEMA: Final[dict[str, Any]] = {
     ],
     "additionalProperties": False,
     "properties": {
-        "id": {"type": "string", "pattern": _ID_RE.pattern},
+        "id": {"type": "string", "pattern": RULE_ID.pattern},
         "level": {"type": "string", "enum": list(LEVELS)},
         "generations": {
             "type": "array",
@@ -220,7 +222,7 @@ def validate_area_document(document: Mapping[str, Any], file: str = "<document>"
         rule_id = None
         if isinstance(rule, dict):
             candidate = rule.get("id")
-            if isinstance(candidate, str) and _ID_RE.match(candidate):
+            if isinstance(candidate, str) and RULE_ID.match(candidate):
                 rule_id = candidate
         found = _check(rule, _RULE_SCHEMA, "")
         if found is not None:

@@ -31,6 +31,7 @@ import re
 import struct
 from typing import Any
 
+from spec.catalogue import RULE_ID
 from spec.model.trace import (
     ARG_TAGS,
     SEQUENCE_TAGS,
@@ -64,7 +65,6 @@ CUT = "…[cut]"
 
 _HEADER = struct.Struct(">I")
 KINDS = frozenset({"ready", "load_error", "event", "ok", "raised", "exited", "tampered"})
-_RULE_ID = re.compile(r"TFM_[A-Z]+_\d{3}")
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,99}")
 _ROLES = ("mode", "subclass", "submode")
 _REF_KINDS = ("type", "mode", "func", "text")
@@ -177,7 +177,7 @@ def choice(value: Any, where: str, allowed: tuple[str, ...] | frozenset[str]) ->
 def rule_ids(value: Any, where: str) -> tuple[str, ...]:
     """A list of rule IDs (their form only: the suite decides which it accepts)."""
     ids = tuple(text(r, where, 40) for r in items(value, where, 1000))
-    bad = [r for r in ids if not _RULE_ID.fullmatch(r)]
+    bad = [r for r in ids if not RULE_ID.fullmatch(r)]
     if bad:
         raise WireError(f"{where}: {bad[0]!r} is not a rule ID")
     return ids

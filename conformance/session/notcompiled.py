@@ -7,10 +7,11 @@ as in a single process (the rules travel with the report)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import pytest
+
+from spec.catalogue import RULE_ID
 
 __all__ = [
     "NOT_COMPILED",
@@ -25,7 +26,6 @@ __all__ = [
 NOT_COMPILED = "not compiled:"
 #: The report property that carries the rules of a not-compiled outcome (comma-separated).
 NOT_COMPILED_PROPERTY = "tfmode_not_compiled"
-_RULE_ID = re.compile(r"TFM_[A-Z]+_\d{3}")
 
 
 class NotCompiled(Exception):
@@ -35,7 +35,7 @@ class NotCompiled(Exception):
     """
 
     def __init__(self, rules: Sequence[str], why: str) -> None:
-        if not rules or not all(_RULE_ID.fullmatch(r) for r in rules) or not why.strip():
+        if not rules or not all(RULE_ID.fullmatch(r) for r in rules) or not why.strip():
             raise ValueError(f"a not-compiled outcome needs rule IDs and a reason, got {rules!r}, {why!r}")
         self.rules = tuple(rules)
         self.why = why

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -119,9 +119,8 @@ def render_compiled(compiled: Sequence[Mapping[str, Any]], causes: Mapping[str, 
         verdicts = [c["rules"].get(rule.id, {}).get("verdict", "absent") for c in compiled]
         if kind_of(verdicts) != "changed":
             continue
-        known = [(r, v) for r, v in zip(order, verdicts, strict=True) if v in JUDGED]
-        steps = [f"{known[i][0]} ({VERDICT_WORDS[known[i - 1][1]]} → {VERDICT_WORDS[known[i][1]]})"
-                 for i in range(1, len(known)) if known[i][1] != known[i - 1][1]]
+        # not_compiled has no words: only how a rule fares compiled counts as a change
+        steps = verdict_changes(order, verdicts, lambda v: v in JUDGED)
         changed.append(f"* :rule:`{rule.id}`: {', '.join(steps)}.")
     title = f"Compiled verdicts that changed between releases ({len(changed)})"
     lines += [title, "~" * len(title), ""] + (changed or ["None."]) + [""]
@@ -209,10 +208,17 @@ def _entry(rule_id: str, heading: str, certificates: Sequence[Mapping[str, Any]]
         lines.append(line)
     # a certificate made before the rule existed says nothing of it: no change
     verdicts = [c["rules"].get(rule_id, {}).get("verdict", "absent") for c in certificates]
-    known = [(r, v) for r, v in zip(order, verdicts, strict=True) if v != "absent"]
-    changes = [f"{known[i][0]} ({VERDICT_WORDS[known[i - 1][1]]} → {VERDICT_WORDS[known[i][1]]})"
-               for i in range(1, len(known)) if known[i][1] != known[i - 1][1]]
+    changes = verdict_changes(order, verdicts, lambda v: v != "absent")
     return [*lines, f"  - changed: {', '.join(changes) if changes else 'never'}", ""]
+
+
+def verdict_changes(order: Sequence[str], verdicts: Sequence[str],
+                    counted: Callable[[str], bool]) -> list[str]:
+    """Each release of ``order`` whose verdict differs from the one before it, as
+    ``"2.99.0 (**fails** → holds)"``; only the verdicts ``counted`` accepts are compared."""
+    known = [(r, v) for r, v in zip(order, verdicts, strict=True) if counted(v)]
+    return [f"{known[i][0]} ({VERDICT_WORDS[known[i - 1][1]]} → {VERDICT_WORDS[known[i][1]]})"
+            for i in range(1, len(known)) if known[i][1] != known[i - 1][1]]
 
 
 def status_of(rule_id: str, certificates: Sequence[Mapping[str, Any]],
