@@ -90,10 +90,12 @@ class ScenarioObjects:
     behaviours: dict[str, Behaviour]
     pydecls: dict[str, PyFuncDecl]
     idents: dict[int, str]
+    #: The objects the suite made for the call, with their names (``x0``...), for :meth:`_ident`.
+    made: list[tuple[Any, str]]
     funcs: dict[int, str]
     handed: list[tuple[Any, str]]
-    #: Whether a callable handed to a handler may be named by identity when its ``id`` is not
-    #: known (see :meth:`_func_name`).
+    #: Whether what a handler is handed is named by identity rather than by ``id()`` (under
+    #: torch.compile: see :meth:`_func_name`).
     by_identity: bool = False
     #: Callables named by equality, not identity (a property's getter is a new object at
     #: each lookup), and the name a handler's behaviour knows each form's callables by.
@@ -202,7 +204,7 @@ class ScenarioObjects:
             run = RUNS[key]
             kwargs = None if passed is NOT_PASSED else passed
             cls = owner if isinstance(owner, type) else type(owner)
-            bound = None if isinstance(owner, type) else run.idents.get(id(owner), "?")
+            bound = None if isinstance(owner, type) else run._ident(owner)
             name = run._func_name(func)
             if name.startswith("?"):  # the implementation's own inner calls pass through unseen
                 with run.ad.disable(subclass_only="disable-subclass" in run.ad.features):
@@ -251,16 +253,23 @@ class ScenarioObjects:
 
     # -- naming what a handler is handed --------------------------------------
 
+    def _ident(self, obj: Any) -> str:
+        """The name of an object the suite made for the call (``x0``...), ``"?"`` for another."""
+        if self.by_identity:  # no id() under torch.compile (see _func_name)
+            return next((name for made, name in self.made if made is obj), "?")
+        return self.idents.get(id(obj), "?")
+
     def _func_name(self, func: Any) -> str:
         """The scenario name of ``func``; ``?name`` for functions outside the scenario vocabulary."""
-        known = self.funcs.get(id(func))
-        if known is None and self.by_identity:
-            # Under torch.compile, id() of a callable Dynamo made without a source (the one an
+        if self.by_identity:
+            # Under torch.compile no id() is taken: some Dynamo releases (2.11) cannot trace id()
+            # of a torch function or a getter and break the graph there, a break of the suite's
+            # own making; and id() of a callable Dynamo made without a source (the one an
             # operator such as -x or x[k] hands a handler) is a compile-time value of its own
-            # that matches no id of the run; an identity check is what Dynamo can trace.
-            for other, name in self.handed:
-                if func is other:
-                    return name
+            # that matches no id of the run. An identity check is what Dynamo can trace.
+            known = next((name for other, name in self.handed if func is other), None)
+        else:
+            known = self.funcs.get(id(func))
         if known is None:
             for other, name in self.equal_funcs:
                 try:

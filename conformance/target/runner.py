@@ -87,6 +87,7 @@ class Run(ScenarioObjects):
         self.instances: dict[str, Any] = {}
         self.pushed: dict[str, list[Any]] = {}
         self.idents: dict[int, str] = {}
+        self.made: list[tuple[Any, str]] = []
         #: The namespace's callables, each looked up once (the objects are kept, so that no id
         #: in ``funcs`` can be reused), for :meth:`_func_name`'s identity check.
         self.handed = [(adapter.func(n), n) for n in FUNCS if FUNCS[n].path != "probe"]
@@ -251,6 +252,7 @@ class Run(ScenarioObjects):
             if len(self.events) > first:  # a handler ran, or a warning, as the suite built it
                 self.built.append(Built(f"x{k}", how, first, len(self.events)))
             self.idents[id(t)] = f"x{k}"
+            self.made.append((t, f"x{k}"))
             return t
         if isinstance(arg, ListArg):
             return [self._materialize(a, counter) for a in arg.items]
