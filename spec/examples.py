@@ -16,9 +16,12 @@ Each area file ``spec/examples/<area>.toml`` holds ``[[example]]`` tables::
 in the form :mod:`spec.model.codec` reads. A stack-generation example (``generation =
 "stack"`` in its scenario) may add ``version = "1.13"`` or ``version = "2.x"``: the torch
 version whose behaviour it shows (no ``version``: whatever both share, checked as 2.x). An
-example may add ``compile_outside = K``: where the suite runs it under ``torch.compile``
-(``--compile``), its first K set-up steps are entered outside the compiled function, active when
-it is called (the default, 0: every step inside it); eager runs ignore it.
+example may say where the boundary of compilation lies when the suite runs it under
+``torch.compile`` (``--compile``; eager runs ignore it, see :mod:`spec.boundary`):
+``compile_outside = K`` enters its first K set-up steps outside the compiled function, active when
+it is called (the default, 0: every step inside it); ``compile_break = K`` forces a graph break
+inside the compiled function after K set-up steps; ``compile_made_inside = true`` makes the
+call's tensors inside the compiled function rather than before it is called.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from spec.boundary import EVERYTHING_INSIDE, Boundary
 from spec.catalogue import STACK_VERSIONS, load_catalogue
 from spec.model.codec import scenario_from_dict
 from spec.model.scenario import Scenario
@@ -48,7 +52,7 @@ EXAMPLES_DIR: Final = Path(__file__).resolve().parent / "examples"
 
 _NAME_RE: Final = re.compile(r"^[a-z][a-z0-9_]*$")
 _KEYS: Final = ("name", "rules", "title", "scenario")
-_OPTIONAL: Final = ("version", "compile_outside")
+_OPTIONAL: Final = ("version", "compile_outside", "compile_break", "compile_made_inside")
 
 
 class ExampleError(ValueError):
@@ -67,8 +71,8 @@ class Example:
     area: str
     #: Stack generation only: the torch version it is about (``"1.13"`` or ``"2.x"``), or ``None``.
     version: str | None = None
-    #: Under ``--compile``: how many of its set-up steps are entered outside the compiled function.
-    compile_outside: int = 0
+    #: Under ``--compile``: where the boundary of compilation lies.
+    compile_boundary: Boundary = EVERYTHING_INSIDE
 
 
 def _one_line(text: str) -> str:
@@ -121,14 +125,14 @@ def _build(raw: Any, index: int, path: Path, known: frozenset[str]) -> Example:
         if scenario.generation != "stack":
             raise _fail(path, where, f"version {version!r} is only for generation 'stack' "
                                      f"scenarios (this one is {scenario.generation!r})")
-    outside = raw.get("compile_outside", 0)
-    if (not isinstance(outside, int) or isinstance(outside, bool)
-            or not 0 <= outside <= len(scenario.setup)):
-        raise _fail(path, where, f"compile_outside must be a number of set-up steps from 0 to "
-                                 f"{len(scenario.setup)}, got {outside!r}")
+    boundary = Boundary(raw.get("compile_outside", 0), raw.get("compile_break"),
+                        raw.get("compile_made_inside", False))
+    problem = boundary.problem(len(scenario.setup))
+    if problem is not None:
+        raise _fail(path, where, f"compile_{problem}")
     if not scenario.title:
         scenario = dataclasses.replace(scenario, title=title)
-    return Example(name, tuple(rules), title, scenario, path.stem, version, outside)
+    return Example(name, tuple(rules), title, scenario, path.stem, version, boundary)
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -179,7 +183,7 @@ def load_examples(path: Path | None = None) -> tuple[Example, ...]:
     Raises :class:`ExampleError` (one line) for invalid TOML, unknown or missing keys,
     duplicate names, rule IDs that are not in the catalogue, malformed scenarios, a
     ``version`` that is not a stack version or is given for a 2022 scenario, and a
-    ``compile_outside`` that is not a number of the scenario's set-up steps.
+    ``compile_*`` key that does not fit the scenario (:meth:`spec.boundary.Boundary.problem`).
     The default examples are loaded once and cached.
     """
     if path is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -107,6 +108,7 @@ if TORCH:  # the rest needs torch.compile
     from conformance.judge.check import check
     from conformance.target.compiled import run_compiled
     from conformance.target.runner import execute
+    from spec.boundary import Boundary
     from spec.examples import load_examples
     from spec.model.trace import HandlerRun, Returned
 
@@ -193,12 +195,57 @@ if TORCH:  # the rest needs torch.compile
         eager, _ = execute(LAYERED, ADAPTER)
         ADAPTER.reset()
         for outside in (0, 1, 2, 9):
-            trace, _, compilation = run_compiled(LAYERED, ADAPTER, outside=outside)
+            trace, _, compilation = run_compiled(LAYERED, ADAPTER, boundary=Boundary(outside))
             ADAPTER.reset()
             assert compilation.outside == min(outside, 2) and compilation.compiled, compilation
             # the same steps are entered in the same order, wherever the boundary lies
             kinds = [type(e).__name__ for e in trace.events]
             assert kinds == [type(e).__name__ for e in eager.events], (outside, trace.events)
+
+    def test_a_forced_graph_break_splits_the_compiled_function() -> None:
+        """A boundary with a graph break is never traced whole: Dynamo breaks the graph where
+        the break is forced, and what follows the break runs compiled in a frame resumed after
+        it; the events are eager's, in eager's order."""
+        eager, _ = execute(LAYERED, ADAPTER)
+        ADAPTER.reset()
+        for brk in (0, 1, 2):
+            trace, _, compilation = run_compiled(LAYERED, ADAPTER, boundary=Boundary(0, brk))
+            ADAPTER.reset()
+            assert compilation.boundary == Boundary(0, brk), compilation
+            assert not compilation.fullgraph and compilation.breaks >= 1, compilation
+            assert compilation.compiled and any("resumed" in f for f in compilation.ran_frames), (
+                brk, compilation)
+            kinds = [type(e).__name__ for e in trace.events]
+            assert kinds == [type(e).__name__ for e in eager.events], (brk, trace.events)
+
+    #: Two subclass instances whose handler forwards (disabled), a mode, and a call on both.
+    SUBCLASSED = scenario_from_dict({
+        "generation": "stack",
+        "classes": [{"name": "A", "kind": "tensor", "behaviour": "forward_disabled"}],
+        "modes": [{"name": "M", "behaviour": "forward"}], "setup": [{"enter": "M"}],
+        "call": {"func": "add", "args": ["A", "A"]}})
+
+    def test_the_calls_tensors_can_be_made_inside_the_compiled_function() -> None:
+        """made_inside: the subclass instances are made by the compiled function (its first
+        act) rather than passed in; with a break forced after the mode is entered they are made
+        before the break and used after it. The handlers run in eager's order with eager's
+        types, and are handed the instances by the names eager's are (x0, x1); the result is
+        eager's. (What they are handed as kwargs differs compiled: a cause of its own.)"""
+        def seen(trace: Any) -> list[Any]:
+            return [(e.who, e.func, e.types, e.args) if isinstance(e, HandlerRun)
+                    else type(e).__name__ for e in trace.events]
+
+        eager, _ = execute(SUBCLASSED, ADAPTER)
+        ADAPTER.reset()
+        assert [e[3] for e in seen(eager) if isinstance(e, tuple)] == [
+            (("obj", "x0"), ("obj", "x1"))] * 2
+        for boundary in (Boundary(0, None, True), Boundary(0, 1, True), Boundary(0, 0, True)):
+            trace, _, compilation = run_compiled(SUBCLASSED, ADAPTER, boundary=boundary)
+            ADAPTER.reset()
+            assert compilation.boundary == boundary and compilation.compiled, compilation
+            assert compilation.fullgraph == (boundary.graph_break is None), compilation
+            assert seen(trace) == seen(eager), (boundary, trace.events)
+            assert trace.outcome == eager.outcome, (boundary, trace.outcome)
 
     def test_the_boundary_travels_through_the_sandbox() -> None:
         from conformance.judge.compilecheck import check_compiled
@@ -206,12 +253,16 @@ if TORCH:  # the rest needs torch.compile
 
         target = SandboxedImplementation("torch")
         try:
-            checked = check_compiled(LAYERED, target, seconds=300, outside=1,
+            checked = check_compiled(LAYERED, target, seconds=300, boundary=Boundary(1),
                                      excused=frozenset({"TFM_ARGS_002", "TFM_ARGS_003"}))
+            broken = check_compiled(SUBCLASSED, target, seconds=300, boundary=Boundary(0, 1, True),
+                                    excused=frozenset({"TFM_ARGS_002", "TFM_ARGS_003"}))
         finally:
             target.close()
         assert checked is not None and checked.compilation is not None
         assert checked.compilation.outside == 1, checked.compilation
+        assert broken is not None and broken.compilation is not None
+        assert broken.compilation.boundary == Boundary(0, 1, True), broken.compilation
 
     #: A mode whose handler adds 100 to the value it forwards, entered before the call.
     #: The example the certification runs with its mode entered outside (compile_outside = 1).
@@ -232,13 +283,13 @@ if TORCH:  # the rest needs torch.compile
         kwargs = frozenset({"TFM_ARGS_002", "TFM_ARGS_003"})  # kwargs {} for None, its own cause
         ADAPTER.compile = True  # type: ignore[attr-defined]
         try:
-            inside = check_compiled(ADDING, ADAPTER, 300, kwargs, outside=0)
+            inside = check_compiled(ADDING, ADAPTER, 300, kwargs, boundary=Boundary(0))
             ADAPTER.reset()
-            outside = check_compiled(ADDING, ADAPTER, 300, kwargs, outside=1)
+            outside = check_compiled(ADDING, ADAPTER, 300, kwargs, boundary=Boundary(1))
             ADAPTER.reset()
             scopes = load_scopes(Path(__file__).parent.parent / "conformance" / "expected_failures"
                                  / "torch-2.13.0-compiled.toml", load_catalogue().ids())
-            excused = check_compiled(ADDING, ADAPTER, 300, Excusals(scopes), outside=1)
+            excused = check_compiled(ADDING, ADAPTER, 300, Excusals(scopes), boundary=Boundary(1))
         finally:
             ADAPTER.compile = False  # type: ignore[attr-defined]
             ADAPTER.reset()
@@ -259,7 +310,7 @@ if TORCH:  # the rest needs torch.compile
         import subprocess
         import sys
 
-        assert ADDING_EXAMPLE.compile_outside == 1
+        assert ADDING_EXAMPLE.compile_boundary == Boundary(1)
         reports, kwargs = tmp_path / "reports", tmp_path / "kwargs.toml"
         kwargs.write_text('[TFM_ARGS_002]\nreason = "kwargs {}"\n[TFM_ARGS_003]\nreason = "kwargs {}"\n',
                           encoding="utf-8")

@@ -226,18 +226,40 @@ def test_a_scope_naming_the_boundary_excuses_only_runs_whose_set_up_began_outsid
     """"outside compile" in an entry's functions: a compiled run that entered set-up steps
     around the compiled function has its divergences of that rule excused wherever they show;
     the same divergence of a run compiled whole inside is not."""
-    from conformance.judge.excusal import OUTSIDE_COMPILE
     from conformance.session.expectations import parse_scopes
+    from spec.boundary import OUTSIDE_COMPILE, Boundary
 
     text = ('[TFM_ORDER_002]\nreason = "applied again"\nfunctions = ["outside compile", "neg"]\n')
     scopes = parse_scopes(text, {"TFM_ORDER_002"})
     assert scopes == {"TFM_ORDER_002": frozenset({OUTSIDE_COMPILE, "neg"})}
     excusals = Excusals(scopes)
     assert not excusals.covers(("TFM_ORDER_002",), ("add",))
-    assert excusals.at_boundary(0).covers(("TFM_ORDER_002",), ("neg",))
-    assert not excusals.at_boundary(0).covers(("TFM_ORDER_002",), ("add",))
-    assert excusals.at_boundary(2).covers(("TFM_ORDER_002",), ("add",))
-    assert not excusals.at_boundary(2).covers(("TFM_ORDER_002", "TFM_ORDER_001"), ("add",))
+    inside, outside = Boundary(), Boundary(outside=2)
+    assert excusals.at_boundary(inside).covers(("TFM_ORDER_002",), ("neg",))
+    assert not excusals.at_boundary(inside).covers(("TFM_ORDER_002",), ("add",))
+    assert excusals.at_boundary(outside).covers(("TFM_ORDER_002",), ("add",))
+    assert not excusals.at_boundary(outside).covers(("TFM_ORDER_002", "TFM_ORDER_001"), ("add",))
+    # the other boundaries have words of their own: "outside compile" is not one of them
+    assert not excusals.at_boundary(Boundary(graph_break=0, made_inside=True)).covers(
+        ("TFM_ORDER_002",), ("add",))
+
+
+def test_scopes_name_a_forced_graph_break_and_tensors_made_inside() -> None:
+    """"across a graph break" excuses a divergence of a compiled run with a graph break forced
+    inside the compiled function, "made inside compile" one whose call's tensors were made in
+    it; neither excuses a run without its feature."""
+    from conformance.session.expectations import parse_scopes
+    from spec.boundary import Boundary
+
+    text = ('[TFM_TYPES_001]\nreason = "x"\nfunctions = ["across a graph break"]\n'
+            '[TFM_TYPES_002]\nreason = "x"\nfunctions = ["made inside compile"]\n')
+    excusals = Excusals(parse_scopes(text, {"TFM_TYPES_001", "TFM_TYPES_002"}))
+    broken, made = Boundary(graph_break=1), Boundary(made_inside=True)
+    assert excusals.at_boundary(broken).covers(("TFM_TYPES_001",), ("add",))
+    assert not excusals.at_boundary(made).covers(("TFM_TYPES_001",), ("add",))
+    assert excusals.at_boundary(made).covers(("TFM_TYPES_002",), ("add",))
+    assert not excusals.at_boundary(broken).covers(("TFM_TYPES_002",), ("add",))
+    assert not excusals.at_boundary(Boundary()).covers(("TFM_TYPES_001",), ("add",))
 
 
 def test_the_failure_a_sweep_reports_is_the_first_no_entry_excuses(
@@ -252,7 +274,7 @@ def test_the_failure_a_sweep_reports_is_the_first_no_entry_excuses(
     verdicts = iter([("TFM_ORDER_001",), (), ("TFM_ORDER_001",)] + [()] * 100)
 
     def fake_check(scenario: object, adapter: object, excused: object = (),
-                   outside: int = 0) -> SimpleNamespace:
+                   boundary: object = None) -> SimpleNamespace:
         excused_here = next(verdicts)
         return SimpleNamespace(
             compilation=None, not_compiled=False, rules=("TFM_ORDER_001",),

@@ -22,6 +22,7 @@ import reference_impl
 from conformance.adapter import Adapter, NamespaceAdapter, load_adapter
 from conformance.judge.compare import differences
 from conformance.target.runner import execute
+from spec.boundary import Boundary
 from spec.catalogue import load_catalogue
 from spec.examples import Example, ExampleError, examples_for, load_examples
 from spec.model import predict, scenario_to_dict
@@ -323,6 +324,24 @@ def _write(directory: Path, files: dict[str, str]) -> Path:
                                                   "compile_outside = true\n[example.scenario]")},
                      "compile_outside must be a number of set-up steps from 0 to 1, got True",
                      id="compile-outside-not-a-number"),
+        pytest.param({"order.toml": _GOOD.replace("[example.scenario]",
+                                                  "compile_break = 2\n[example.scenario]")},
+                     "example 'ok_example': compile_break must be a number of set-up steps from 0 "
+                     "(those entered outside) to 1, got 2", id="compile-break-past-the-set-up"),
+        pytest.param({"order.toml": _GOOD.replace("[example.scenario]",
+                                                  "compile_outside = 1\ncompile_break = 0\n"
+                                                  "[example.scenario]")},
+                     "compile_break must be a number of set-up steps from 1 (those entered "
+                     "outside) to 1, got 0", id="compile-break-outside"),
+        pytest.param({"order.toml": _GOOD.replace("[example.scenario]",
+                                                  "compile_made_inside = 1\n[example.scenario]")},
+                     "compile_made_inside must be true or false, got 1",
+                     id="compile-made-inside-not-a-flag"),
+        pytest.param({"order.toml": _GOOD.replace("[example.scenario]",
+                                                  "compile_outside = 1\ncompile_made_inside = true\n"
+                                                  "[example.scenario]")},
+                     "compile_made_inside needs every set-up step inside the compiled function "
+                     "(outside 0, got 1)", id="compile-made-inside-with-a-step-outside"),
     ],
 )
 def test_loader_errors_are_one_line(tmp_path: Path, files: dict[str, str], expected: str) -> None:
@@ -343,10 +362,13 @@ def test_loader_reads_a_good_file(tmp_path: Path) -> None:
 
 def test_loader_reads_where_the_compiled_run_begins(tmp_path: Path) -> None:
     (example,) = load_examples(_write(tmp_path, {"order.toml": _GOOD}))
-    assert example.compile_outside == 0
+    assert example.compile_boundary == Boundary()
     (outside,) = load_examples(_write(tmp_path, {"order.toml": _GOOD.replace(
         "[example.scenario]", "compile_outside = 1\n[example.scenario]")}))
-    assert outside.compile_outside == 1
+    assert outside.compile_boundary == Boundary(outside=1)
+    (broken,) = load_examples(_write(tmp_path, {"order.toml": _GOOD.replace(
+        "[example.scenario]", "compile_break = 1\ncompile_made_inside = true\n[example.scenario]")}))
+    assert broken.compile_boundary == Boundary(graph_break=1, made_inside=True)
 
 
 def test_loader_reads_a_version(tmp_path: Path) -> None:

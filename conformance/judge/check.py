@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from spec.boundary import EVERYTHING_INSIDE, Boundary
 from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
 from spec.model.trace import Trace
@@ -69,17 +70,18 @@ def _observe_once(scenario: Scenario, target: Target,
 
 
 def check(scenario: Scenario, adapter: Target, seconds: float | None = None,
-          excused: Excusals | Collection[str] = (), outside: int = 0) -> Checked | None:
+          excused: Excusals | Collection[str] = (),
+          boundary: Boundary = EVERYTHING_INSIDE) -> Checked | None:
     """``None`` when no rule specifies what the scenario does (the model bounds it).
 
     ``excused``: the expected failures (rule IDs, or :class:`~conformance.judge.excusal.Excusals`
     scoped to functions); a divergence they cover is absorbed and the rest of the trace still
     compared (:mod:`conformance.judge.excusal`). A target whose ``compile`` is set is checked
-    compiled against eager (:func:`conformance.judge.compilecheck.check_compiled`), with
-    ``outside`` of the set-up's first steps entered around the compiled function.
+    compiled against eager (:func:`conformance.judge.compilecheck.check_compiled`), its user
+    code meeting the compiled function at ``boundary`` (``spec.boundary``).
     """
     if getattr(adapter, "compile", False):
-        return check_compiled(scenario, adapter, seconds, excused, outside)
+        return check_compiled(scenario, adapter, seconds, excused, boundary)
     try:
         expected = predict(scenario, getattr(adapter, "stack_version", None), release_of(adapter))
     except (Unbounded, Unspecified):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from spec.boundary import EVERYTHING_INSIDE, Boundary
 from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
 from spec.model.trace import Trace
@@ -51,36 +52,36 @@ Observed = tuple[Trace, dict[tuple[str, str], str], Trace, dict[tuple[str, str],
 
 
 def observe_compiled(scenario: Scenario, target: Target, seconds: float,
-                     outside: int = 0) -> Observed:
+                     boundary: Boundary = EVERYTHING_INSIDE) -> Observed:
     """The eager trace and naming, the compiled trace and naming, how much was compiled, and
-    what the compiled run left behind (a time-out is re-run before it is a hang). ``outside``
-    of the set-up's first steps are entered around the compiled function."""
-    return confirmed(lambda within: _observe_compiled_once(scenario, target, within, outside),
+    what the compiled run left behind (a time-out is re-run before it is a hang). ``boundary``:
+    where the user code meets the compiled function (``spec.boundary``)."""
+    return confirmed(lambda within: _observe_compiled_once(scenario, target, within, boundary),
                      target, seconds, "running a scenario under torch.compile",
                      COMPILE_RERUN_FACTOR)
 
 
 def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float,
-                           outside: int) -> Observed:
+                           boundary: Boundary) -> Observed:
     if isinstance(target, SandboxedImplementation):
         try:
             result = target.call("conformance.sandbox._child:run_scenario_compiled", scenario,
-                                 outside, seconds=seconds,
+                                 boundary, seconds=seconds,
                                  during="running a scenario under torch.compile")
         except RemoteError as exc:  # the run failed in the implementation's process
             raise misbehaved(exc) from None
         eager, eager_naming, compiled, naming, compilation, leaked = result
-        asked = max(0, min(outside, len(scenario.setup)))
-        if compilation.outside != asked:  # the reply is not about the run that was asked for
+        asked = boundary.fitted(len(scenario.setup))
+        if compilation.boundary != asked:  # the reply is not about the run that was asked for
             raise ImplementationMisbehaved(
-                f"the compiled run entered {compilation.outside} set-up step(s) outside the "
-                f"compiled function where {asked} were asked for")
+                f"the compiled run says its boundary was {compilation.boundary.as_dict()} where "
+                f"{asked.as_dict()} was asked for")
         return eager, eager_naming, compiled, naming, compilation, tuple(leaked)
     try:
         with time_limit(seconds):
             eager, eager_naming = execute(scenario, target)
             target.reset()
-            compiled, naming, compilation = run_compiled(scenario, target, outside=outside)
+            compiled, naming, compilation = run_compiled(scenario, target, boundary=boundary)
     except ScenarioTimeout as exc:
         raise ImplementationHung(f"the implementation hung: {exc}") from None
     finally:
@@ -89,9 +90,10 @@ def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float,
 
 
 def check_compiled(scenario: Scenario, target: Target, seconds: float | None = None,
-                   excused: Excusals | Collection[str] = (), outside: int = 0) -> Checked | None:
+                   excused: Excusals | Collection[str] = (),
+                   boundary: Boundary = EVERYTHING_INSIDE) -> Checked | None:
     """Like :func:`conformance.judge.check.check`, for the compiled run against the eager one
-    (``outside`` of the set-up's first steps entered around the compiled function).
+    (``boundary``: where the user code meets the compiled function, ``spec.boundary``).
 
     ``None`` when no rule specifies what the scenario does. The result's ``compilation`` says
     how much Dynamo traced; when it compiled nothing, ``rules`` is empty and nothing was judged.
@@ -103,7 +105,7 @@ def check_compiled(scenario: Scenario, target: Target, seconds: float | None = N
         return None
     try:
         eager, eager_naming, observed, naming, compilation, leaked = observe_compiled(
-            scenario, target, compile_seconds(target) if seconds is None else seconds, outside)
+            scenario, target, compile_seconds(target) if seconds is None else seconds, boundary)
     except ImplementationFault as fault:
         return faulted(scenario, expected, fault)
     noise.note(observed.noise)
@@ -116,7 +118,7 @@ def check_compiled(scenario: Scenario, target: Target, seconds: float | None = N
         oracle = eager_as_reference(scenario, expected, judged_eager, eager_naming)
     heading = (f"compiled differs from eager ({compilation.describe()}); expected is what "
                "eager torch did:")
-    excusals = Excusals.of(excused).at_boundary(compilation.outside)
+    excusals = Excusals.of(excused).at_boundary(compilation.boundary)
     return conclude(scenario, oracle, observed, naming, leaked, excusals, heading=heading,
                     compilation=compilation, eager=eager)
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
+from typing import Final
 
+from spec.boundary import ACROSS_BREAK, MADE_INSIDE, OUTSIDE_COMPILE, Boundary
 from spec.model.functions import FORMS
 from spec.model.scenario import Scenario
 from spec.model.trace import HandlerRun, Trace
@@ -48,10 +50,11 @@ class Judged:
 #: its names are the scenario's, so no vocabulary name can stand for them).
 OWN_FUNCTION = "own function"
 
-#: The word a scope uses for every divergence of a compiled run whose set-up began outside the
-#: compiled function (some of its steps entered around it, active when it was called): where
-#: the boundary lies, not a function, is what such a divergence needs.
-OUTSIDE_COMPILE = "outside compile"
+#: The words a scope uses for a divergence of a compiled run that needs where the boundary of
+#: compilation lay, not a function (spec.boundary): a set-up begun outside the compiled function
+#: (``"outside compile"``), a graph break forced inside it (``"across a graph break"``), the
+#: call's tensors made inside it (``"made inside compile"``).
+BOUNDARY_WORDS: Final = (OUTSIDE_COMPILE, ACROSS_BREAK, MADE_INSIDE)
 
 
 class Excusals:
@@ -60,9 +63,9 @@ class Excusals:
     whose dispatch shows it."""
 
     def __init__(self, scopes: Mapping[str, Collection[str]] | Collection[str] = (),
-                 outside: bool = False) -> None:
-        #: the scenario's compiled run entered set-up steps outside the compiled function
-        self.outside = outside
+                 boundary: tuple[str, ...] = ()) -> None:
+        #: the words of where the scenario's compiled run put the boundary (BOUNDARY_WORDS)
+        self.boundary = boundary
         if isinstance(scopes, Mapping):
             self.scopes = {rule: frozenset(funcs) for rule, funcs in scopes.items()}
         else:
@@ -76,17 +79,18 @@ class Excusals:
     def __bool__(self) -> bool:
         return bool(self.scopes)
 
-    def at_boundary(self, outside: int) -> Excusals:
-        """These excusals for a compiled run that entered ``outside`` of the set-up's steps
-        outside the compiled function: where it is more than none, a scope naming
-        :data:`OUTSIDE_COMPILE` covers its divergences wherever they show."""
-        return Excusals(self.scopes, outside > 0)
+    def at_boundary(self, boundary: Boundary) -> Excusals:
+        """These excusals for a compiled run whose user code met the compiled function at
+        ``boundary``: a scope naming one of its words (:data:`BOUNDARY_WORDS`, e.g.
+        ``"outside compile"`` where set-up steps were entered outside the compiled function)
+        covers its divergences wherever they show."""
+        return Excusals(self.scopes, boundary.features)
 
     def covers(self, rules: Collection[str], funcs: Collection[str]) -> bool:
         """Whether every one of ``rules`` is excused where the divergence shows (``funcs``: the
         names of the function whose dispatch shows it, any of which a scope may use)."""
-        if self.outside:
-            funcs = (*funcs, OUTSIDE_COMPILE)
+        if self.boundary:
+            funcs = (*funcs, *self.boundary)
         return bool(rules) and all(
             rule in self.scopes and (not self.scopes[rule] or not self.scopes[rule].isdisjoint(funcs))
             for rule in rules)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from spec.boundary import Boundary
+
 from ..base.safe import text_of
 from .tracewire import decode_noise, decode_trace, encode_trace
 from .wire import (
@@ -90,12 +92,12 @@ def decode_result(target: str, body: Any) -> Any:
         r = fields(body, "the result", ("eager", "eager_naming", "compiled", "naming", "compilation",
                                         "leaked"))
         c = fields(r["compilation"], "the compilation", ("fullgraph", "breaks", "frames", "reason",
-                                                          "crashed", "graphs", "ran", "outside",
+                                                          "crashed", "graphs", "ran", "boundary",
                                                           "ran_frames", "fell_back"))
         compilation = Compilation(flag(c["fullgraph"], "fullgraph"), integer(c["breaks"], "breaks"),
                                   integer(c["frames"], "frames"), text(c["reason"], "reason"),
                                   flag(c["crashed"], "crashed"), integer(c["graphs"], "graphs"),
-                                  integer(c["ran"], "ran"), integer(c["outside"], "outside"),
+                                  integer(c["ran"], "ran"), decode_boundary(c["boundary"]),
                                   tuple(decode_texts(c["ran_frames"], "ran_frames", 100)),
                                   integer(c["fell_back"], "fell_back"))
         return (decode_trace(r["eager"], "the eager trace"), decode_naming(r["eager_naming"]),
@@ -231,3 +233,12 @@ def decode_metadata(body: Any) -> dict[str, Any]:
 
 __all__ = ["BODY", "COMPILED", "NOISE_KEY", "RESET", "SCENARIO", "TEXT_LIMIT", "cut", "decode_error",
            "decode_metadata", "decode_result", "encode_error", "encode_metadata", "encode_result"]
+
+
+def decode_boundary(value: Any, where: str = "the compilation's boundary") -> Boundary:
+    """Where the compiled run put the boundary of compilation (``spec.boundary``), as it says."""
+    b = fields(value, where, ("outside", "graph_break", "made_inside"))
+    brk = b["graph_break"]
+    return Boundary(integer(b["outside"], f"{where}.outside", high=MAX_ITEMS),
+                    None if brk is None else integer(brk, f"{where}.graph_break", high=MAX_ITEMS),
+                    flag(b["made_inside"], f"{where}.made_inside"))

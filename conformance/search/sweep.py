@@ -11,6 +11,7 @@ from typing import Any
 from hypothesis import Phase, core, given, seed, settings
 from hypothesis import strategies as st
 
+from spec.boundary import EVERYTHING_INSIDE, Boundary
 from spec.model.scenario import Generation, Scenario
 
 from ..generate.strategies import FORWARD_ADD, scenarios
@@ -25,8 +26,8 @@ class RuleRecord:
     exercised: int = 0
     #: (1-based number of the generated scenario, the scenario, its differences,
     #: "crashed", "hung" or "misbehaved" when the implementation did not finish it, and under
-    #: --compile how many set-up steps were entered outside the compiled function)
-    failures: list[tuple[int, Scenario, tuple[str, ...], str | None, int]] = field(
+    #: --compile where its user code met the compiled function)
+    failures: list[tuple[int, Scenario, tuple[str, ...], str | None, Boundary]] = field(
         default_factory=list)
     #: ``failures[0]`` is the first scenario that broke the rule where no expected failure
     #: excused it (the one to report and shrink), once there is one
@@ -57,10 +58,17 @@ class Sweep:
         return self.rules.setdefault(rule_id, RuleRecord())
 
 
-#: Under --compile, how many of a scenario's set-up steps are entered outside the compiled
-#: function (around it, active when it is called): half the time none, else one to three (a
-#: number past the set-up encloses all of it).
-BOUNDARIES = st.sampled_from((0, 0, 0, 1, 2, 3))
+#: Under --compile, where a scenario's user code meets the compiled function (spec.boundary),
+#: drawn with it: the set-up's first steps entered outside it (two times in three none, else
+#: one or two; a number past the set-up encloses all of it), a graph break forced inside it
+#: (two times in three none, else after none to two of the steps, never before those
+#: entered outside) and, where no step is entered outside, the call's tensors made inside it
+#: (one time in four). About a third of the scenarios keep everything inside, unbroken.
+BOUNDARIES = st.tuples(st.sampled_from((0, 0, 0, 0, 1, 2)),
+                       st.sampled_from((None, None, None, None, None, None, 0, 1, 2)),
+                       st.sampled_from((False, False, False, True))).map(
+    lambda drawn: Boundary(drawn[0], None if drawn[1] is None else max(drawn[0], drawn[1]),
+                           drawn[2] and drawn[0] == 0))
 
 #: After this many crashed or hung scenarios a sweep checks no more: each costs a restart of
 #: the implementation (and a hang its whole time limit), and the rules they broke already fail.
@@ -89,14 +97,14 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
     derandomize = current.derandomize and chunk is None
     own_seed = None if chunk is None else chunk_seed(given_seed(), current.derandomize, chunk)
 
-    def one(scenario: Scenario, outside: int) -> None:
+    def one(scenario: Scenario, boundary: Boundary) -> None:
         if deadline is not None and time.monotonic() >= deadline:
             result.stopped = (f"stopped after scenario #{result.examples}: its share of the "
                               "per-test time limit ran out")
             raise _Stop
         result.examples += 1
         try:
-            checked = check(scenario, adapter, excused=excused, outside=outside)
+            checked = check(scenario, adapter, excused=excused, boundary=boundary)
         except Exception as exc:  # the suite must not die with the implementation
             result.errors.append(f"{type(exc).__name__}: {exc}")
             return
@@ -114,7 +122,7 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
             result.record(rule_id).exercised += 1
         for rule_id in checked.rules:
             record = result.record(rule_id)
-            found = (result.examples, scenario, checked.differences, checked.fault, outside)
+            found = (result.examples, scenario, checked.differences, checked.fault, boundary)
             if rule_id not in checked.excused and not record.unexcused_first:
                 # the failure to report comes first, ahead of excused ones found before it
                 record.failures.insert(0, found)
@@ -135,7 +143,8 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
     if getattr(adapter, "compile", False):  # where the compiled function begins is drawn too
         run = pinned(given(scenarios(generation, features | {FORWARD_ADD}), BOUNDARIES)(one))
     else:  # the same draws as before the boundary was drawn, for a given seed
-        run = pinned(given(scenarios(generation, features))(lambda scenario: one(scenario, 0)))
+        run = pinned(given(scenarios(generation, features))(
+            lambda scenario: one(scenario, EVERYTHING_INSIDE)))
     if own_seed is not None:
         run = seed(own_seed)(run)
     try:

@@ -39,7 +39,8 @@ def test_example(example: Example, adapter: Target, excused: Excusals,
         pytest.skip(reason=f"not applicable: the example shows torch {example.version}, "
                     f"the implementation follows {adapter.stack_version}")
     start = time.monotonic()
-    checked = check(example.scenario, adapter, excused=excused, outside=example.compile_outside)
+    checked = check(example.scenario, adapter, excused=excused,
+                    boundary=example.compile_boundary)
     assert checked is not None, f"the model does not specify example {example.name}"
     if checked.compilation is not None:  # --compile
         record_property(COMPILATION_PROPERTY, json.dumps(

@@ -25,6 +25,7 @@ from conformance.judge.excusal import Excusals
 from conformance.search.sweep import run_sweep
 from conformance.session.recording import COMPILATION_PROPERTY, COMPILED_RULES_PROPERTY
 from conformance.target.compiled import tally
+from spec.boundary import Boundary
 from spec.catalogue import load_catalogue
 from spec.model import Scenario, Trace, scenario_to_dict
 
@@ -38,13 +39,13 @@ SWEPT = tuple(rule.id for rule in CATALOGUE if rule.area != "OWNMODE")
 
 
 def _breaks(rule_ids: frozenset[str], adapter: Target, excused: Excusals,
-            outside: int) -> Callable[[Scenario], bool]:
+            boundary: Boundary) -> Callable[[Scenario], bool]:
     """Whether a scenario still breaks every one of ``rule_ids`` where no expected failure
     excuses it (one shrink serves each rule whose first failing scenario it was), compiled with
-    the same boundary (``outside``): a smaller scenario whose divergence of the rule is excused
+    the same boundary (``spec.boundary``): a smaller scenario whose divergence of the rule is excused
     is not the failure found."""
     def holds(scenario: Scenario) -> bool:
-        checked = check(scenario, adapter, excused=excused, outside=outside)
+        checked = check(scenario, adapter, excused=excused, boundary=boundary)
         return checked is not None and rule_ids <= set(checked.rules) - set(checked.excused)
 
     return holds
@@ -96,7 +97,7 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
         sharing[number] = sharing.get(number, frozenset()) | {rule_id}
     shrunk: dict[int, tuple[Scenario, list[str], Trace | None]] = {}
     for rule_id in failing:
-        number, scenario, found, fault, outside = sweep.rules[rule_id].failures[0]
+        number, scenario, found, fault, boundary = sweep.rules[rule_id].failures[0]
         if fault is not None:
             # Shrinking would restart the implementation (or wait out its time limit) per try.
             smallest, details, how = scenario, list(found), f"not shrunk (the implementation {fault})"
@@ -108,9 +109,9 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
             smallest, details, how = scenario, list(found), "not shrunk (the profile does not shrink)"
         else:
             if number not in shrunk:
-                smaller = shrink(scenario, _breaks(sharing[number], adapter, excused, outside),
+                smaller = shrink(scenario, _breaks(sharing[number], adapter, excused, boundary),
                                  deadline=start + rule_timeout * 3 / 4)
-                checked = check(smaller, adapter, excused=excused, outside=outside)
+                checked = check(smaller, adapter, excused=excused, boundary=boundary)
                 shrunk[number] = (smaller, list(checked.differences) if checked is not None
                                   else ["(no longer reproduces)"],
                                   None if checked is None else checked.expected)
@@ -118,8 +119,7 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
             how = "shrunk"
             if first is None and expected is not None:
                 predicted = expected
-        where = (f", compiled with {outside} set-up step(s) entered outside the compiled "
-                 "function" if outside else "")
+        where = f", compiled with {boundary.describe()}" if boundary.describe() else ""
         reports.append(f"{rule_id}: generated scenario #{number} of chunk {chunk}{where}, {how}:\n"
                        f"{json.dumps(scenario_to_dict(smallest), sort_keys=True)}\n" + "\n".join(details))
         if first is None:

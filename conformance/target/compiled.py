@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from spec.boundary import EVERYTHING_INSIDE, Boundary
 from spec.model.scenario import Scenario
 from spec.model.trace import Message, Raised, Trace
 
@@ -117,8 +118,9 @@ class Compilation:
     ``ran_frames`` names the frames those graphs came from (see :func:`frame_of`).
     ``fell_back`` counts the frames of a graph-broken run that Dynamo converted and then ran as
     plain eager code, having made no graph of them (its ``frames["ok"]`` less the graphs).
-    ``outside`` counts the set-up's first steps entered around the compiled function, not
-    inside it.
+    ``boundary`` is where the user code met the compiled function (``spec.boundary``): the
+    set-up's first steps entered around it, a graph break forced inside it, the call's tensors
+    made inside it.
     """
 
     fullgraph: bool
@@ -130,7 +132,7 @@ class Compilation:
     crashed: bool = False
     graphs: int = 0
     ran: int = 0
-    outside: int = 0
+    boundary: Boundary = EVERYTHING_INSIDE
     ran_frames: tuple[str, ...] = ()
     fell_back: int = 0
 
@@ -157,6 +159,11 @@ class Compilation:
     def _frames(self) -> str:
         return f" from {', '.join(self.ran_frames)}" if self.ran_frames else ""
 
+    @property
+    def outside(self) -> int:
+        """How many of the set-up's first steps were entered around the compiled function."""
+        return self.boundary.outside
+
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -182,6 +189,10 @@ class CompiledRun(Run):
 
     #: A callable an operator hands a handler has, under Dynamo, no id the run knows.
     by_identity = True
+
+    def graph_break(self) -> None:
+        """The graph break the boundary forces (``torch._dynamo.graph_break``)."""
+        _torch(self.ad)._dynamo.graph_break()
 
     def _pyfunc_kernel(self, values: list[Any]) -> Any:
         flat = [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
@@ -233,12 +244,14 @@ def _first_line(error: BaseException) -> str:
 
 
 def run_compiled(scenario: Scenario, adapter: Any,
-                 events: Callable[[], list[Any]] | None = None, outside: int = 0
+                 events: Callable[[], list[Any]] | None = None,
+                 boundary: Boundary = EVERYTHING_INSIDE
                  ) -> tuple[Trace, dict[tuple[str, str], str], Compilation]:
     """Run ``scenario``'s user code compiled: the observed trace, how its objects print, and
     how much Dynamo traced. ``events`` makes each run's event list (default: a list);
-    ``outside`` of the set-up's first steps are entered around the compiled function (a mode
-    entered before it is called, active while it runs), the rest inside it."""
+    ``boundary`` says where the user code meets the compiled function (``spec.boundary``:
+    the set-up's first steps entered around it, active while it runs, a graph break forced
+    inside it, the call's tensors made inside it)."""
     torch = _torch(adapter)
     call_thread = (CALL_THREAD if scenario.call is not None and scenario.call.thread
                    else threading.current_thread().name)
@@ -248,10 +261,10 @@ def run_compiled(scenario: Scenario, adapter: Any,
         run.events = events()
     backend = CountingBackend()
     try:
-        trace = run.execute(wrap=_wrap(torch, True, backend), outside=outside)
+        trace = run.execute(wrap=_wrap(torch, True, backend), boundary=boundary)
         return trace, run.naming(), Compilation(True, graphs=backend.graphs,
                                                  ran=backend.ran_in(call_thread),
-                                                 outside=run.outside,
+                                                 boundary=run.boundary,
                                                  ran_frames=backend.frames_ran_in(call_thread))
     except _NotTraceable as failed:
         reason = _first_line(failed.error)
@@ -260,7 +273,7 @@ def run_compiled(scenario: Scenario, adapter: Any,
     if events is not None:
         run.events = events()
     backend = CountingBackend()
-    trace = run.execute(wrap=_wrap(torch, False, backend), outside=outside)
+    trace = run.execute(wrap=_wrap(torch, False, backend), boundary=boundary)
     counters = _counters(torch)
     breaks = sum(counters["graph_break"].values())
     frames = counters["frames"]["ok"]
@@ -273,7 +286,7 @@ def run_compiled(scenario: Scenario, adapter: Any,
         trace = replace(trace, outcome=replace(outcome, message=Message((text[0] if text else "",))))
     return trace, run.naming(), Compilation(False, breaks, frames, reason, crashed,
                                             backend.graphs, backend.ran_in(call_thread),
-                                            run.outside, backend.frames_ran_in(call_thread),
+                                            run.boundary, backend.frames_ran_in(call_thread),
                                             max(0, frames - backend.graphs))
 
 

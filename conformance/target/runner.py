@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from spec.boundary import EVERYTHING_INSIDE, Boundary
 from spec.model.functions import FORMS, FUNCS, tensor_data
 from spec.model.scenario import (
     Action,
@@ -100,8 +101,8 @@ class Run(ScenarioObjects):
             self._name_form(scenario.call.func)
         self.defined: dict[str, Callable[..., Any]] = {}
         self.behaviours: dict[str, Behaviour] = {}
-        #: How many of the set-up's first steps are entered outside what ``execute`` wraps.
-        self.outside = 0
+        #: Where the user code meets what ``execute`` wraps (``spec.boundary``).
+        self.boundary = EVERYTHING_INSIDE
         self.pydecls: dict[str, PyFuncDecl] = {}
         # The handlers and functions built below find this run through RUNS by its key.
         self.key = f"run-{next(KEYS)}"
@@ -251,7 +252,8 @@ class Run(ScenarioObjects):
                 raise
             if len(self.events) > first:  # a handler ran, or a warning, as the suite built it
                 self.built.append(Built(f"x{k}", how, first, len(self.events)))
-            self.idents[id(t)] = f"x{k}"
+            if not self.by_identity:  # no id() under torch.compile (ScenarioObjects._ident)
+                self.idents[id(t)] = f"x{k}"
             self.made.append((t, f"x{k}"))
             return t
         if isinstance(arg, ListArg):
@@ -271,22 +273,24 @@ class Run(ScenarioObjects):
 
     # -- the whole scenario ---------------------------------------------------------
 
-    def execute(self, wrap: Wrap | None = None, outside: int = 0) -> Trace:
+    def execute(self, wrap: Wrap | None = None, boundary: Boundary = EVERYTHING_INSIDE) -> Trace:
         """Run the scenario. ``wrap`` takes the scenario's user code (the set-up, entered in
         order, and the call) as a function of the call's arguments and returns what runs it:
         ``torch.compile`` does (conformance.target.compiled); ``None`` runs it as it is.
-        ``outside``: how many of the set-up's first steps are entered before that function is
-        called, around it (a mode entered outside the compiled function, active while it
-        runs); the other steps and the call are inside it. Run as it is, where the boundary
+        ``boundary`` says which of the set-up's steps are entered around that function (a mode
+        entered outside the compiled function, active while it runs), where a graph break is
+        forced inside it, and whether the call's tensors are made inside it; it is fitted to
+        the set-up (:meth:`spec.boundary.Boundary.fitted`). Run as it is, where the boundary
         lies changes nothing."""
         outcome: Outcome
-        self.outside = max(0, min(outside, len(self.sc.setup)))
+        self.boundary = boundary.fitted(len(self.sc.setup))
         body = self.inner_code if wrap is None else wrap(self.inner_code)
         with warnings.catch_warnings():
             warnings.simplefilter("always")
             warnings.showwarning = self._warn
             try:
-                call_args, call_kwargs = self._call_arguments()
+                call_args, call_kwargs = (([], {}) if self.boundary.made_inside
+                                          else self._call_arguments())
                 for name in self.sc.instance_modes():
                     self.instances[name] = self.ad.make_mode(self.mode_classes[name])
                 result = self._enter(0, self.outside, body, call_args, call_kwargs)
@@ -296,23 +300,41 @@ class Run(ScenarioObjects):
                 outcome = Raised(name_of(type(exc)), Message((text_of(exc),)))
             finally:
                 RUNS.pop(self.key, None)
+        for made, name in self.made:  # made inside the compiled function: named by id() here
+            self.idents.setdefault(id(made), name)
         return Trace(described_events(self.events, self.received, self.idents), outcome,
                      self.label(self.ad.current_mode()), noise=tuple(self.noise),
                      built=tuple(self.built))
 
+    @property
+    def outside(self) -> int:
+        """How many of the set-up's first steps are entered outside what ``execute`` wraps."""
+        return self.boundary.outside
+
     def inner_code(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """The user code inside the boundary: the set-up's steps from ``outside`` on, one
-        inside the other, and the call in the innermost (``None`` when the scenario makes no
-        call)."""
-        return self._enter(self.outside, len(self.sc.setup), self._the_call, args, kwargs)
+        """The user code inside the boundary: the call's tensors where they are made inside,
+        the set-up's steps from ``outside`` on, one inside the other, with a graph break
+        where one is forced, and the call in the innermost (``None`` when the scenario makes
+        no call)."""
+        if self.boundary.made_inside:
+            args, kwargs = self._call_arguments()
+        return self._enter(self.outside, len(self.sc.setup), self._the_call, args, kwargs,
+                           self.boundary.graph_break)
+
+    def graph_break(self) -> None:
+        """Where the boundary forces a graph break: nothing, run as it is (a compiled run
+        breaks the graph here)."""
 
     def _enter(self, index: int, stop: int, then: Callable[[list[Any], dict[str, Any]], Any],
-               args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """The set-up's steps ``index`` to ``stop``, one inside the other, around ``then``."""
+               args: list[Any], kwargs: dict[str, Any], brk: int | None = None) -> Any:
+        """The set-up's steps ``index`` to ``stop``, one inside the other, around ``then``; a
+        graph break before step ``brk`` (``stop``: before ``then``)."""
+        if index == brk:
+            self.graph_break()
         if index < stop:
             with self._step(self.sc.setup[index]):
                 self.events.append(Installed(index, self.label(self.ad.current_mode())))
-                return self._enter(index + 1, stop, then, args, kwargs)
+                return self._enter(index + 1, stop, then, args, kwargs, brk)
         return then(args, kwargs)
 
     def _the_call(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
