@@ -2,23 +2,33 @@
 handlers are handed.
 
 :class:`ScenarioObjects` builds the Tensor subclasses (and duck classes), the mode classes and
-the Python functions of a scenario, each handler a closure over names only that finds its run
-in :data:`RUNS` (torch.compile cannot wrap a run in a closure torch's dispatch hands it). It
-names each callable a handler is handed by the scenario's vocabulary (``?name`` for one
-outside it, which passes through unseen). :class:`conformance.target.runner.Run` is the rest of a
-run: the set-up steps, the call, what was observed. This module imports nothing of the runner.
+the Python functions of a scenario, and the call's tensors; each handler is a closure over
+names only that finds its run in :data:`RUNS` (torch.compile cannot wrap a run in a closure
+torch's dispatch hands it). It names each callable a handler is handed by the scenario's
+vocabulary (``?name`` for one outside it, which passes through unseen).
+:class:`conformance.target.runner.Run` is the rest of a run: the set-up steps, the call, what
+was observed. This module imports nothing of the runner.
 """
 
 from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from spec.model.functions import FORMS, FormInfo, handed_args, pyfunc_kernel
-from spec.model.scenario import Action, Behaviour, PyFuncDecl, Scenario
-from spec.model.trace import Constructed, Event
+from spec.model.functions import FORMS, FormInfo, handed_args, pyfunc_kernel, tensor_data
+from spec.model.scenario import (
+    Action,
+    Arg,
+    Behaviour,
+    Const,
+    ListArg,
+    PyFuncDecl,
+    Scenario,
+    TensorArg,
+)
+from spec.model.trace import Built, Constructed, Event
 
 from ..base.safe import attribute_name
 from .adapter import Adapter
@@ -92,6 +102,8 @@ class ScenarioObjects:
     idents: dict[int, str]
     #: The objects the suite made for the call, with their names (``x0``...), for :meth:`_ident`.
     made: list[tuple[Any, str]]
+    #: The call's tensors whose making ran something of the scenario or raised.
+    built: list[Built]
     funcs: dict[int, str]
     handed: list[tuple[Any, str]]
     #: Whether what a handler is handed is named by identity rather than by ``id()`` (under
@@ -250,6 +262,46 @@ class ScenarioObjects:
         if name in self.mode_classes:
             return self.instances[name]
         return self.classes[name]
+
+    # -- the call's arguments ----------------------------------------------------
+
+    def _call_arguments(self) -> tuple[list[Any], dict[str, Any]]:
+        """The call's arguments: the tensors (subclass and duck instances among them) made, in
+        order, as ``x0``, ``x1``...; the runner makes them before any set-up step, outside the
+        compiled function or as its first act (making a tensor may dispatch)."""
+        call = self.sc.call
+        if call is None:
+            return [], {}
+        counter = itertools.count()
+        args = [self._materialize(a, counter) for a in call.args]
+        kwargs = {k: self._materialize(a, counter) for k, a in call.kwargs}
+        return args, kwargs
+
+    def _materialize(self, arg: Arg, counter: Iterator[int]) -> Any:
+        if isinstance(arg, TensorArg):
+            k = next(counter)
+            cls = None if arg.cls is None else self.classes[arg.cls]
+            duck = cls is not None and not issubclass(cls, self.ad.Tensor)
+            how = (f"{arg.cls}()" if duck else f"tensor({list(tensor_data(k))})"
+                   + ("" if cls is None else f".as_subclass({arg.cls})"))
+            first = len(self.events)
+            try:
+                t = self.ad.tensor(tensor_data(k))
+                if cls is not None:
+                    t = cls() if duck else t.as_subclass(cls)
+            except Exception:  # the outcome: the implementation raised as the suite built it
+                self.built.append(Built(f"x{k}", how, first, len(self.events), raised=True))
+                raise
+            if len(self.events) > first:  # a handler ran, or a warning, as the suite built it
+                self.built.append(Built(f"x{k}", how, first, len(self.events)))
+            if not self.by_identity:  # no id() under torch.compile (ScenarioObjects._ident)
+                self.idents[id(t)] = f"x{k}"
+            self.made.append((t, f"x{k}"))
+            return t
+        if isinstance(arg, ListArg):
+            return [self._materialize(a, counter) for a in arg.items]
+        assert isinstance(arg, Const)
+        return arg.value
 
     # -- naming what a handler is handed --------------------------------------
 

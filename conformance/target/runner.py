@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import contextlib
-import itertools
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from spec.boundary import EVERYTHING_INSIDE, Boundary
-from spec.model.functions import FORMS, FUNCS, tensor_data
+from spec.model.functions import FORMS, FUNCS
 from spec.model.scenario import (
     Action,
-    Arg,
     Behaviour,
-    Const,
     Construct,
     Default,
     DeferToTypes,
@@ -25,7 +22,6 @@ from spec.model.scenario import (
     Enter,
     Forward,
     ForwardAdd,
-    ListArg,
     NotImpl,
     Push,
     PushInside,
@@ -36,7 +32,6 @@ from spec.model.scenario import (
     Scenario,
     SetRaw,
     Step,
-    TensorArg,
 )
 from spec.model.trace import (
     NONE_PASSED,
@@ -235,32 +230,6 @@ class Run(ScenarioObjects):
         assert isinstance(step, Disable)
         return self.ad.disable(step.subclass_only)
 
-    def _materialize(self, arg: Arg, counter: Iterator[int]) -> Any:
-        if isinstance(arg, TensorArg):
-            k = next(counter)
-            cls = None if arg.cls is None else self.classes[arg.cls]
-            duck = cls is not None and not issubclass(cls, self.ad.Tensor)
-            how = (f"{arg.cls}()" if duck else f"tensor({list(tensor_data(k))})"
-                   + ("" if cls is None else f".as_subclass({arg.cls})"))
-            first = len(self.events)
-            try:
-                t = self.ad.tensor(tensor_data(k))
-                if cls is not None:
-                    t = cls() if duck else t.as_subclass(cls)
-            except Exception:  # the outcome: the implementation raised as the suite built it
-                self.built.append(Built(f"x{k}", how, first, len(self.events), raised=True))
-                raise
-            if len(self.events) > first:  # a handler ran, or a warning, as the suite built it
-                self.built.append(Built(f"x{k}", how, first, len(self.events)))
-            if not self.by_identity:  # no id() under torch.compile (ScenarioObjects._ident)
-                self.idents[id(t)] = f"x{k}"
-            self.made.append((t, f"x{k}"))
-            return t
-        if isinstance(arg, ListArg):
-            return [self._materialize(a, counter) for a in arg.items]
-        assert isinstance(arg, Const)
-        return arg.value
-
     def observe(self, value: Any) -> Value:
         if isinstance(value, self.ad.Tensor):
             return TensorValue(type(value).__name__ if type(value) is not self.ad.Tensor
@@ -344,16 +313,6 @@ class Run(ScenarioObjects):
             return self._call_scenario(args, kwargs)
         finally:
             self.events.append(Settled(self.label(self.ad.current_mode())))
-
-    def _call_arguments(self) -> tuple[list[Any], dict[str, Any]]:
-        """The call's arguments, built before any set-up step (building a tensor may dispatch)."""
-        call = self.sc.call
-        if call is None:
-            return [], {}
-        counter = itertools.count()
-        args = [self._materialize(a, counter) for a in call.args]
-        kwargs = {k: self._materialize(a, counter) for k, a in call.kwargs}
-        return args, kwargs
 
     def _call_scenario(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
         call = self.sc.call
