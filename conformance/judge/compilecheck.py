@@ -118,7 +118,7 @@ def check_compiled(scenario: Scenario, target: Target, seconds: float | None = N
         oracle = eager_as_reference(scenario, expected, judged_eager, eager_naming)
     heading = (f"compiled differs from eager ({compilation.describe()}); expected is what "
                "eager torch did:")
-    excusals = Excusals.of(excused).at_boundary(compilation.boundary)
+    excusals = Excusals.of(excused).at_boundary(compilation.boundary, scenario)
     return conclude(scenario, oracle, observed, naming, leaked, excusals, heading=heading,
                     compilation=compilation, eager=eager)
 

@@ -56,6 +56,14 @@ OWN_FUNCTION = "own function"
 #: call's tensors made inside it (``"made inside compile"``).
 BOUNDARY_WORDS: Final = (OUTSIDE_COMPILE, ACROSS_BREAK, MADE_INSIDE)
 
+#: The word a scope uses for a divergence of a compiled run of a scenario with a mode whose
+#: ``__torch_function__`` is a classmethod (eager torch refuses such a mode when it dispatches
+#: to it; what a compiled run does with one is its own cause, wherever it shows).
+CLASSMETHOD_MODE: Final = "classmethod mode"
+
+#: Every word a compiled run's scope may use beside function names.
+COMPILED_WORDS: Final = (*BOUNDARY_WORDS, CLASSMETHOD_MODE)
+
 
 class Excusals:
     """The expected failures as excusals: rule ID -> the functions it is scoped to (empty:
@@ -64,7 +72,7 @@ class Excusals:
 
     def __init__(self, scopes: Mapping[str, Collection[str]] | Collection[str] = (),
                  boundary: tuple[str, ...] = ()) -> None:
-        #: the words of where the scenario's compiled run put the boundary (BOUNDARY_WORDS)
+        #: the words that hold of the scenario's compiled run (COMPILED_WORDS)
         self.boundary = boundary
         if isinstance(scopes, Mapping):
             self.scopes = {rule: frozenset(funcs) for rule, funcs in scopes.items()}
@@ -79,12 +87,16 @@ class Excusals:
     def __bool__(self) -> bool:
         return bool(self.scopes)
 
-    def at_boundary(self, boundary: Boundary) -> Excusals:
-        """These excusals for a compiled run whose user code met the compiled function at
-        ``boundary``: a scope naming one of its words (:data:`BOUNDARY_WORDS`, e.g.
-        ``"outside compile"`` where set-up steps were entered outside the compiled function)
-        covers its divergences wherever they show."""
-        return Excusals(self.scopes, boundary.features)
+    def at_boundary(self, boundary: Boundary, scenario: Scenario | None = None) -> Excusals:
+        """These excusals for a compiled run (of ``scenario``) whose user code met the compiled
+        function at ``boundary``: a scope naming one of its words (:data:`COMPILED_WORDS`, e.g.
+        ``"outside compile"`` where set-up steps were entered outside the compiled function,
+        ``"classmethod mode"`` where a mode's handler is a classmethod) covers its divergences
+        wherever they show."""
+        words = boundary.features
+        if scenario is not None and any(m.classmethod_handler for m in scenario.modes):
+            words = (*words, CLASSMETHOD_MODE)
+        return Excusals(self.scopes, words)
 
     def covers(self, rules: Collection[str], funcs: Collection[str]) -> bool:
         """Whether every one of ``rules`` is excused where the divergence shows (``funcs``: the

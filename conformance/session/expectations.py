@@ -9,7 +9,7 @@ from pathlib import Path
 
 from spec.model.functions import FORMS, FUNCS, HANDED
 
-from ..judge.excusal import BOUNDARY_WORDS, OWN_FUNCTION
+from ..judge.excusal import COMPILED_WORDS, OWN_FUNCTION
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -66,15 +66,15 @@ def parse_expectations(text: str, known: Collection[str], where: str = "<text>")
         if not isinstance(reason, str) or not reason.strip():
             raise ExpectationsError(f"{where}: [{rule_id}] reason must be a non-empty string")
         functions = entry.get("functions", [])
-        scoped = (*FUNCS, *HANDED, *FORMS, OWN_FUNCTION, *BOUNDARY_WORDS)
+        scoped = (*FUNCS, *HANDED, *FORMS, OWN_FUNCTION, *COMPILED_WORDS)
         if not isinstance(functions, list) or not all(f in scoped for f in functions):
             raise ExpectationsError(f"{where}: [{rule_id}] functions must be an array of the "
                                     f"vocabulary's function names ({', '.join(FUNCS)}), the "
                                     f"callables handed for syntax ({', '.join(HANDED)}), the "
                                     f"syntactic forms ({', '.join(FORMS)}), {OWN_FUNCTION!r} "
-                                    "(a function the scenario defines) or a word for where a "
-                                    "compiled run's boundary lay ("
-                                    f"{', '.join(repr(w) for w in BOUNDARY_WORDS)})")
+                                    "(a function the scenario defines) or a word for what holds "
+                                    "of a compiled run ("
+                                    f"{', '.join(repr(w) for w in COMPILED_WORDS)})")
         surface = entry.get("surface", [])
         if not isinstance(surface, list) or not all(isinstance(f, str) and f for f in surface):
             raise ExpectationsError(f"{where}: [{rule_id}] surface must be an array of the names "
