@@ -21,13 +21,9 @@ order. This module is data only; the runner (``conformance.target.runner``) give
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-__all__ = ["EVERYTHING_INSIDE", "Boundary", "BoundaryError"]
-
-
-class BoundaryError(ValueError):
-    """A boundary that does not fit its scenario; the message is one line."""
+__all__ = ["ACROSS_BREAK", "EVERYTHING_INSIDE", "MADE_INSIDE", "OUTSIDE_COMPILE", "WORDS", "Boundary"]
 
 
 @dataclass(frozen=True)
@@ -53,13 +49,6 @@ class Boundary:
             return ("made_inside needs every set-up step inside the compiled function "
                     f"(outside 0, got {self.outside})")
         return None
-
-    def check(self, steps: int) -> Boundary:
-        """This boundary, or :class:`BoundaryError` when it does not fit ``steps`` steps."""
-        problem = self.problem(steps)
-        if problem is not None:
-            raise BoundaryError(problem)
-        return self
 
     def fitted(self, steps: int) -> Boundary:
         """This boundary for a set-up of ``steps`` steps: a number past the set-up is all of
@@ -94,10 +83,6 @@ class Boundary:
             parts.append(f"a graph break forced after {self.graph_break} set-up step(s)")
         return ", ".join(parts)
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"outside": self.outside, "graph_break": self.graph_break,
-                "made_inside": self.made_inside}
-
 
 def _count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
@@ -113,3 +98,5 @@ OUTSIDE_COMPILE: Final = "outside compile"
 ACROSS_BREAK: Final = "across a graph break"
 #: ... of a compiled run whose call's tensors were made inside the compiled function.
 MADE_INSIDE: Final = "made inside compile"
+#: The words, one per part of the boundary, in the order :attr:`Boundary.features` gives them.
+WORDS: Final = (OUTSIDE_COMPILE, ACROSS_BREAK, MADE_INSIDE)

@@ -236,12 +236,12 @@ def test_a_scope_naming_the_boundary_excuses_only_runs_whose_set_up_began_outsid
     excusals = Excusals(scopes)
     assert not excusals.covers(("TFM_ORDER_002",), ("add",))
     inside, outside = Boundary(), Boundary(outside=2)
-    assert excusals.at_boundary(inside).covers(("TFM_ORDER_002",), ("neg",))
-    assert not excusals.at_boundary(inside).covers(("TFM_ORDER_002",), ("add",))
-    assert excusals.at_boundary(outside).covers(("TFM_ORDER_002",), ("add",))
-    assert not excusals.at_boundary(outside).covers(("TFM_ORDER_002", "TFM_ORDER_001"), ("add",))
+    assert excusals.in_compiled_run(inside).covers(("TFM_ORDER_002",), ("neg",))
+    assert not excusals.in_compiled_run(inside).covers(("TFM_ORDER_002",), ("add",))
+    assert excusals.in_compiled_run(outside).covers(("TFM_ORDER_002",), ("add",))
+    assert not excusals.in_compiled_run(outside).covers(("TFM_ORDER_002", "TFM_ORDER_001"), ("add",))
     # the other boundaries have words of their own: "outside compile" is not one of them
-    assert not excusals.at_boundary(Boundary(graph_break=0, made_inside=True)).covers(
+    assert not excusals.in_compiled_run(Boundary(graph_break=0, made_inside=True)).covers(
         ("TFM_ORDER_002",), ("add",))
 
 
@@ -256,11 +256,11 @@ def test_scopes_name_a_forced_graph_break_and_tensors_made_inside() -> None:
             '[TFM_TYPES_002]\nreason = "x"\nfunctions = ["made inside compile"]\n')
     excusals = Excusals(parse_scopes(text, {"TFM_TYPES_001", "TFM_TYPES_002"}))
     broken, made = Boundary(graph_break=1), Boundary(made_inside=True)
-    assert excusals.at_boundary(broken).covers(("TFM_TYPES_001",), ("add",))
-    assert not excusals.at_boundary(made).covers(("TFM_TYPES_001",), ("add",))
-    assert excusals.at_boundary(made).covers(("TFM_TYPES_002",), ("add",))
-    assert not excusals.at_boundary(broken).covers(("TFM_TYPES_002",), ("add",))
-    assert not excusals.at_boundary(Boundary()).covers(("TFM_TYPES_001",), ("add",))
+    assert excusals.in_compiled_run(broken).covers(("TFM_TYPES_001",), ("add",))
+    assert not excusals.in_compiled_run(made).covers(("TFM_TYPES_001",), ("add",))
+    assert excusals.in_compiled_run(made).covers(("TFM_TYPES_002",), ("add",))
+    assert not excusals.in_compiled_run(broken).covers(("TFM_TYPES_002",), ("add",))
+    assert not excusals.in_compiled_run(Boundary()).covers(("TFM_TYPES_001",), ("add",))
 
 
 def test_a_scope_names_a_scenario_with_a_classmethod_mode() -> None:
@@ -280,9 +280,9 @@ def test_a_scope_names_a_scenario_with_a_classmethod_mode() -> None:
 
     text = '[TFM_STACK_001]\nreason = "x"\nfunctions = ["classmethod mode"]\n'
     excusals = Excusals(parse_scopes(text, {"TFM_STACK_001"}))
-    assert excusals.at_boundary(Boundary(1), scenario(True)).covers(("TFM_STACK_001",), ())
-    assert not excusals.at_boundary(Boundary(1), scenario(False)).covers(("TFM_STACK_001",), ())
-    assert not excusals.at_boundary(Boundary(1)).covers(("TFM_STACK_001",), ())
+    assert excusals.in_compiled_run(Boundary(1), scenario(True)).covers(("TFM_STACK_001",), ())
+    assert not excusals.in_compiled_run(Boundary(1), scenario(False)).covers(("TFM_STACK_001",), ())
+    assert not excusals.in_compiled_run(Boundary(1)).covers(("TFM_STACK_001",), ())
 
 
 def test_the_failure_a_sweep_reports_is_the_first_no_entry_excuses(

@@ -9,6 +9,7 @@ nothing of is not judged at all: it is "not compiled", never a pass.
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import asdict
 
 from spec.boundary import EVERYTHING_INSIDE, Boundary
 from spec.model import Unbounded, Unspecified, predict
@@ -74,8 +75,8 @@ def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float,
         asked = boundary.fitted(len(scenario.setup))
         if compilation.boundary != asked:  # the reply is not about the run that was asked for
             raise ImplementationMisbehaved(
-                f"the compiled run says its boundary was {compilation.boundary.as_dict()} where "
-                f"{asked.as_dict()} was asked for")
+                f"the compiled run says its boundary was {asdict(compilation.boundary)} where "
+                f"{asdict(asked)} was asked for")
         return eager, eager_naming, compiled, naming, compilation, tuple(leaked)
     try:
         with time_limit(seconds):
@@ -118,7 +119,7 @@ def check_compiled(scenario: Scenario, target: Target, seconds: float | None = N
         oracle = eager_as_reference(scenario, expected, judged_eager, eager_naming)
     heading = (f"compiled differs from eager ({compilation.describe()}); expected is what "
                "eager torch did:")
-    excusals = Excusals.of(excused).at_boundary(compilation.boundary, scenario)
+    excusals = Excusals.of(excused).in_compiled_run(compilation.boundary, scenario)
     return conclude(scenario, oracle, observed, naming, leaked, excusals, heading=heading,
                     compilation=compilation, eager=eager)
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Final
 
-from spec.boundary import ACROSS_BREAK, MADE_INSIDE, OUTSIDE_COMPILE, Boundary
+from spec.boundary import WORDS, Boundary
 from spec.model.functions import FORMS
 from spec.model.scenario import Scenario
 from spec.model.trace import HandlerRun, Trace
@@ -54,7 +54,7 @@ OWN_FUNCTION = "own function"
 #: compilation lay, not a function (spec.boundary): a set-up begun outside the compiled function
 #: (``"outside compile"``), a graph break forced inside it (``"across a graph break"``), the
 #: call's tensors made inside it (``"made inside compile"``).
-BOUNDARY_WORDS: Final = (OUTSIDE_COMPILE, ACROSS_BREAK, MADE_INSIDE)
+BOUNDARY_WORDS: Final = WORDS
 
 #: The word a scope uses for a divergence of a compiled run of a scenario with a mode whose
 #: ``__torch_function__`` is a classmethod (eager torch refuses such a mode when it dispatches
@@ -71,9 +71,9 @@ class Excusals:
     whose dispatch shows it."""
 
     def __init__(self, scopes: Mapping[str, Collection[str]] | Collection[str] = (),
-                 boundary: tuple[str, ...] = ()) -> None:
+                 words: tuple[str, ...] = ()) -> None:
         #: the words that hold of the scenario's compiled run (COMPILED_WORDS)
-        self.boundary = boundary
+        self.words = words
         if isinstance(scopes, Mapping):
             self.scopes = {rule: frozenset(funcs) for rule, funcs in scopes.items()}
         else:
@@ -87,7 +87,7 @@ class Excusals:
     def __bool__(self) -> bool:
         return bool(self.scopes)
 
-    def at_boundary(self, boundary: Boundary, scenario: Scenario | None = None) -> Excusals:
+    def in_compiled_run(self, boundary: Boundary, scenario: Scenario | None = None) -> Excusals:
         """These excusals for a compiled run (of ``scenario``) whose user code met the compiled
         function at ``boundary``: a scope naming one of its words (:data:`COMPILED_WORDS`, e.g.
         ``"outside compile"`` where set-up steps were entered outside the compiled function,
@@ -101,8 +101,8 @@ class Excusals:
     def covers(self, rules: Collection[str], funcs: Collection[str]) -> bool:
         """Whether every one of ``rules`` is excused where the divergence shows (``funcs``: the
         names of the function whose dispatch shows it, any of which a scope may use)."""
-        if self.boundary:
-            funcs = (*funcs, *self.boundary)
+        if self.words:
+            funcs = (*funcs, *self.words)
         return bool(rules) and all(
             rule in self.scopes and (not self.scopes[rule] or not self.scopes[rule].isdisjoint(funcs))
             for rule in rules)

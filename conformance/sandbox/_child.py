@@ -156,14 +156,13 @@ def run_batch(adapter: Any, scenarios: Any) -> list[tuple[Any, Any, list[str]]]:
     return results
 
 
-def run_scenario_compiled(adapter: Any, scenario: Any, boundary: Any = None) -> tuple[Any, ...]:
+def run_scenario_compiled(adapter: Any, scenario: Any, boundary: Any) -> tuple[Any, ...]:
     """The scenario run eagerly, then inside torch.compile (its user code meeting the compiled
-    function at ``boundary``, a ``spec.boundary.Boundary``; ``None``: everything inside), in
+    function at ``boundary``, a ``spec.boundary.Boundary``), in
     this process: each run's trace and naming, how much Dynamo traced, and what the compiled
     run left behind."""
     from conformance.target.compiled import run_compiled
     from conformance.target.runner import Run
-    from spec.boundary import Boundary
 
     try:
         run = Run(scenario, adapter)
@@ -174,7 +173,7 @@ def run_scenario_compiled(adapter: Any, scenario: Any, boundary: Any = None) -> 
     # The compiled run records into a plain list: sending each event as it comes (_Streamed)
     # is a call Dynamo cannot trace, and would break the very graph it records.
     try:
-        compiled, naming, compilation = run_compiled(scenario, adapter, boundary=boundary or Boundary())
+        compiled, naming, compilation = run_compiled(scenario, adapter, boundary=boundary)
     finally:
         leaked = reset(adapter)
     return eager, eager_naming, compiled, naming, compilation, leaked

@@ -63,12 +63,11 @@ class Sweep:
 #: one or two; a number past the set-up encloses all of it), a graph break forced inside it
 #: (two times in three none, else after none to two of the steps, never before those
 #: entered outside) and, where no step is entered outside, the call's tensors made inside it
-#: (one time in four). About a third of the scenarios keep everything inside, unbroken.
+#: (one time in four). About a third of the scenarios keep everything inside, unbroken. Each is
+#: fitted to its scenario's set-up (Boundary.fitted) before it is checked.
 BOUNDARIES = st.tuples(st.sampled_from((0, 0, 0, 0, 1, 2)),
                        st.sampled_from((None, None, None, None, None, None, 0, 1, 2)),
-                       st.sampled_from((False, False, False, True))).map(
-    lambda drawn: Boundary(drawn[0], None if drawn[1] is None else max(drawn[0], drawn[1]),
-                           drawn[2] and drawn[0] == 0))
+                       st.sampled_from((False, False, False, True))).map(lambda drawn: Boundary(*drawn))
 
 #: After this many crashed or hung scenarios a sweep checks no more: each costs a restart of
 #: the implementation (and a hang its whole time limit), and the rules they broke already fail.
@@ -103,6 +102,7 @@ def run_sweep(adapter: Target, generation: Generation, max_examples: int | None 
                               "per-test time limit ran out")
             raise _Stop
         result.examples += 1
+        boundary = boundary.fitted(len(scenario.setup))
         try:
             checked = check(scenario, adapter, excused=excused, boundary=boundary)
         except Exception as exc:  # the suite must not die with the implementation

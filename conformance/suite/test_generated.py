@@ -119,7 +119,9 @@ def test_generated_scenarios(chunk: int, adapter: Target, impl_spec: str, rule_t
             how = "shrunk"
             if first is None and expected is not None:
                 predicted = expected
-        where = f", compiled with {boundary.describe()}" if boundary.describe() else ""
+        # the boundary as it applies to the scenario reported (a shrunk one may have fewer steps)
+        said = boundary.fitted(len(smallest.setup)).describe()
+        where = f", compiled with {said}" if said else ""
         reports.append(f"{rule_id}: generated scenario #{number} of chunk {chunk}{where}, {how}:\n"
                        f"{json.dumps(scenario_to_dict(smallest), sort_keys=True)}\n" + "\n".join(details))
         if first is None:

@@ -269,8 +269,9 @@ class Run(ScenarioObjects):
                 outcome = Raised(name_of(type(exc)), Message((text_of(exc),)))
             finally:
                 RUNS.pop(self.key, None)
-        for made, name in self.made:  # made inside the compiled function: named by id() here
-            self.idents.setdefault(id(made), name)
+        if self.by_identity:  # the call's tensors, made with no id() taken: named by id() here
+            for made, name in self.made:
+                self.idents.setdefault(id(made), name)
         return Trace(described_events(self.events, self.received, self.idents), outcome,
                      self.label(self.ad.current_mode()), noise=tuple(self.noise),
                      built=tuple(self.built))
