@@ -94,6 +94,7 @@ PLANNED_IDS: tuple[str, ...] = (
     "TFM_REACH_007",
     "TFM_REACH_008",
     "TFM_REACH_009",
+    "TFM_REACH_010",
     "TFM_SYNTAX_001",
     "TFM_SYNTAX_002",
     "TFM_SYNTAX_003",

@@ -8,7 +8,7 @@ where it was met, like any other wrong answer, and never the suite's own code th
 
 from __future__ import annotations
 
-__all__ = ["attribute_name", "name_of", "repr_of", "text_of"]
+__all__ = ["attribute_name", "function_name", "name_of", "repr_of", "text_of"]
 
 
 def _fallback(obj: object, how: str, exc: BaseException | None) -> str:
@@ -58,3 +58,43 @@ def attribute_name(obj: object) -> str:
     except Exception:
         name = obj
     return text_of(name)
+
+
+#: Classes whose methods a name gives as ``Tensor.<name>`` (a native base class of Tensor) or
+#: as a plain function (the class that holds a namespace's native functions).
+_TENSOR_BASES = frozenset({"TensorBase", "_TensorBase", "Tensor"})
+_FUNCTION_HOLDERS = frozenset({"_VariableFunctionsClass", "_VariableFunctions"})
+
+
+def _attr(obj: object, attr: str) -> object:
+    try:
+        return getattr(obj, attr, None)
+    except Exception:  # the implementation's object: its attributes may raise
+        return None
+
+
+def _text_attr(obj: object, attr: str) -> str | None:
+    value = _attr(obj, attr)
+    return value if type(value) is str else None
+
+
+def function_name(func: object) -> str:
+    """A callable handed to a handler named as a user of the namespace spells it:
+    ``Tensor.size`` (a method of a native base class of Tensor), ``Tensor.shape.__get__`` (a
+    property's getter), ``tensor`` (a function); ``<tuple>`` for what is not callable. Only
+    plain attribute reads with ``str`` checks: its attributes may raise or lie."""
+    if not callable(func):
+        return f"<{name_of(type(func))}>"
+    name = _text_attr(func, "__name__") or "?"
+    if name in ("__get__", "__set__", "__delete__"):
+        descriptor = _attr(func, "__self__")
+        attr = _text_attr(descriptor, "__name__")
+        if attr is not None:
+            owner = name_of(_attr(descriptor, "__objclass__"))
+            owner = "Tensor" if owner in _TENSOR_BASES else owner
+            return f"{owner}.{attr}.{name}"
+    qualname = _text_attr(func, "__qualname__") or name
+    owner, _, rest = qualname.rpartition(".")
+    if not owner or owner in _FUNCTION_HOLDERS:
+        return rest or name
+    return f"Tensor.{rest}" if owner in _TENSOR_BASES else qualname

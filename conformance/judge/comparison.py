@@ -3,7 +3,9 @@
 :func:`compare_traces` aligns the predicted trace with the observed one (the optional warnings
 the observation does not show dropped, :func:`~conformance.judge.compare.align`), finds where they
 part and says, for each place, the field, both values and the rules that decide it: the first
-differing event, the outcome, the mode left current. Everything after the comparison reads
+differing event, the first call a handler was handed that nobody but the implementation made
+(TFM_REACH_008; before the differing event where it came first), the outcome, the mode left
+current. Everything after the comparison reads
 that list instead of aligning again: attribution (the rules of the first difference),
 excusal (:mod:`conformance.judge.excusal` absorbs the first difference and compares once more),
 description (:mod:`conformance.judge.divergence`) and the compiled path (:mod:`conformance.judge.threeway`).
@@ -15,14 +17,23 @@ from dataclasses import dataclass
 from typing import Literal
 
 from spec.model.scenario import Scenario
-from spec.model.trace import Event, HandlerRun, Outcome, Raised, Returned, Trace
+from spec.model.trace import (
+    UNLISTED_RULE,
+    Event,
+    HandlerRun,
+    Outcome,
+    Raised,
+    Returned,
+    Trace,
+    Unlisted,
+)
 
 from .attribution import event_rules, leak_rules, outcome_rules
 from .compare import Naming, align, differing_field, first_divergence, outcome_differs
 
 __all__ = ["Comparison", "Difference", "attribute", "compare_traces"]
 
-Place = Literal["event", "outcome", "after"]
+Place = Literal["event", "unlisted", "outcome", "after"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +42,9 @@ class Difference:
 
     ``place`` ``"event"``: the events at ``index`` of the aligned prediction (either side
     ``None`` past its end), ``field`` the first field in which two handler runs differ;
+    ``"unlisted"``: a call a handler was handed (``observed``, an
+    :class:`~spec.model.trace.Unlisted`, ``index`` its place among the events) that neither
+    the scenario nor the suite made, where the prediction has none (``expected`` ``None``);
     ``"outcome"``: the two outcomes; ``"after"``: the modes left current. ``rules``: those
     that decide what differs there.
     """
@@ -38,7 +52,7 @@ class Difference:
     place: Place
     rules: tuple[str, ...]
     expected: Event | Outcome | str | None
-    observed: Event | Outcome | str | None
+    observed: Event | Outcome | Unlisted | str | None
     index: int = -1
     field: str | None = None
 
@@ -46,7 +60,7 @@ class Difference:
         """The expected and observed events of an ``"event"`` difference."""
         exp, obs = self.expected, self.observed
         assert self.place == "event" and not isinstance(exp, (str, Returned, Raised)) and (
-            not isinstance(obs, (str, Returned, Raised)))
+            not isinstance(obs, (str, Returned, Raised, Unlisted)))
         return exp, obs
 
 
@@ -70,6 +84,13 @@ class Comparison:
         return self.found[0].rules if self.found else ()
 
     @property
+    def unlisted(self) -> Unlisted | None:
+        """The call of the first difference, where it is one nobody but the implementation made."""
+        first = self.found[0] if self.found else None
+        return (first.observed if first is not None and isinstance(first.observed, Unlisted)
+                else None)
+
+    @property
     def event(self) -> Difference | None:
         """The first differing event, where one differs."""
         first = self.found[0] if self.found else None
@@ -90,6 +111,11 @@ def compare_traces(scenario: Scenario | None, expected: Trace, observed: Trace,
                  if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun) else None)
         found.append(Difference("event", event_rules(aligned, index, exp, obs, naming, field),
                                 exp, obs, index, field))
+    extra = unexplained(aligned, observed)
+    if extra is not None:  # in the order they came: before the event that differs, or after
+        ahead = divergence is not None and extra.at <= divergence[0]
+        found.insert(0 if ahead else len(found),
+                     Difference("unlisted", (UNLISTED_RULE,), None, extra, extra.at))
     if outcome_differs(aligned.outcome, observed.outcome, naming):
         found.append(Difference("outcome",
                                 outcome_rules(aligned.outcome, observed.outcome, naming),
@@ -99,6 +125,15 @@ def compare_traces(scenario: Scenario | None, expected: Trace, observed: Trace,
                  else aligned.after_rules)
         found.append(Difference("after", rules, aligned.after, observed.after))
     return Comparison(aligned, observed, naming, tuple(found))
+
+
+def unexplained(expected: Trace, observed: Trace) -> Unlisted | None:
+    """The first call a handler was handed, of a function outside the scenario's vocabulary,
+    that the suite did not make and that ``expected`` does not accept (an excused divergence
+    of TFM_REACH_010 accepts its handler and function; the model predicts none)."""
+    accepted = {call.key for call in expected.unlisted}
+    return next((call for call in observed.unlisted
+                 if call.made_by is None and call.key not in accepted), None)
 
 
 def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from spec.model.trace import (
     Returned,
     Settled,
     Trace,
+    Unlisted,
     WarningEmitted,
     show_arg,
 )
@@ -176,6 +177,16 @@ def _suite_built(observed: Trace, difference: Difference) -> list[str]:
             "scenario's set-up (the implementation's own tensor creation, not the call)"]
 
 
+def _unlisted(rules: tuple[str, ...], call: Unlisted) -> list[str]:
+    times = "once" if call.count == 1 else f"{call.count} times"
+    return block(f"a call the scenario did not make, handed to {call.who}'s handler", rules,
+                 f"no call of {call.func}: neither the scenario nor the suite called it",
+                 f"{call.who} ({call.role}) handed {call.func} {times}, the first time after "
+                 f"{call.at} event(s)",
+                 ["  (the implementation's own call of an overridable function, which the "
+                  "handler let through unchanged)"])
+
+
 def show_trace(trace: Trace, naming: Naming) -> str:
     """Every event of ``trace`` and its outcome on one line, as a snippet prints them."""
     outcome = trace.outcome
@@ -200,6 +211,8 @@ def describe(comparison: Comparison) -> list[str]:
         if difference.place == "event":
             found.append(_event(difference, comparison.naming)
                          + _suite_built(comparison.observed, difference))
+        elif isinstance(difference.observed, Unlisted):
+            found.append(_unlisted(difference.rules, difference.observed))
         elif difference.place == "outcome":
             found.append(_outcome(difference, comparison.naming)
                          + _suite_built(comparison.observed, difference))

@@ -18,7 +18,7 @@ from typing import Final
 from spec.boundary import WORDS, Boundary
 from spec.model.functions import FORMS
 from spec.model.scenario import Scenario
-from spec.model.trace import HandlerRun, Trace
+from spec.model.trace import HandlerRun, Trace, Unlisted
 
 from .compare import Naming
 from .comparison import Comparison, compare_traces
@@ -150,12 +150,15 @@ def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,
 
 
 def _divergent_func(scenario: Scenario, comparison: Comparison) -> tuple[str, ...]:
-    """The function whose dispatch shows the first divergence: that of the first differing
-    handler run, else the scenario's call; with the call's syntactic form too where the
+    """The function whose dispatch shows the first divergence: the function a handler was
+    handed that nobody but the implementation called, that of the first differing handler
+    run, else the scenario's call; with the call's syntactic form too where the
     handler was handed one of the form's callables, and :data:`OWN_FUNCTION` where it is a
     function the scenario defines (a scope may name either)."""
     call = scenario.call.func if scenario.call is not None else None
     own = {f.name for f in scenario.functions}
+    if comparison.unlisted is not None:  # the function the handler was handed
+        return (comparison.unlisted.func,)
     event = comparison.event
     for side in (event.expected, event.observed) if event is not None else ():
         if isinstance(side, HandlerRun):
@@ -182,7 +185,8 @@ def _forcing(comparison: Comparison) -> tuple[int, tuple[str, ...] | None]:
 
 def absorb(comparison: Comparison) -> Trace | None:
     """The compared prediction with its first divergence from the observation replaced by what
-    was observed: one field of a handler run, one event of the same kind, or the outcome or
+    was observed: one field of a handler run, one event of the same kind, a handler handed a
+    function nobody but the implementation called (accepted from then on), or the outcome or
     final mode. ``None`` when the divergence is in the trace's shape (an event missing or
     added), or when there is none."""
     if not comparison:
@@ -197,6 +201,9 @@ def absorb(comparison: Comparison) -> Trace | None:
         events[first.index] = (replace(exp, **{name: getattr(obs, name)}) if name
                                else replace(obs, rules=exp.rules))
         return replace(expected, events=tuple(events))
+    if first.place == "unlisted":
+        assert isinstance(first.observed, Unlisted)
+        return replace(expected, unlisted=(*expected.unlisted, first.observed))
     if first.place == "outcome":
         if type(expected.outcome) is not type(comparison.observed.outcome):
             return None

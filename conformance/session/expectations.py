@@ -8,6 +8,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from spec.model.functions import FORMS, FUNCS, HANDED
+from spec.model.trace import UNLISTED_RULE
 
 from ..judge.excusal import COMPILED_WORDS, OWN_FUNCTION
 
@@ -23,6 +24,9 @@ __all__ = ["ExpectationsError", "load_expectations", "load_scopes", "load_surfac
 #: functions whose dispatch the divergence is seen in (optional; without it, any function).
 _KEYS = ("reason", "snippet", "functions", "surface", "causes")
 _CAUSE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+#: A callable outside the vocabulary, as a failure of TFM_REACH_010 names the one a handler was
+#: handed (``Tensor.size``, ``Tensor.shape.__get__``, ``tensor``).
+_HANDED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 #: Verdicts under which an expected-failure entry is in use (see :mod:`conformance.report.verdicts`).
 _FAILING = ("fail", "expected_failure")
 #: The scope of an entry that lists only ``surface`` callables: it excuses no scenario's
@@ -67,7 +71,15 @@ def parse_expectations(text: str, known: Collection[str], where: str = "<text>")
             raise ExpectationsError(f"{where}: [{rule_id}] reason must be a non-empty string")
         functions = entry.get("functions", [])
         scoped = (*FUNCS, *HANDED, *FORMS, OWN_FUNCTION, *COMPILED_WORDS)
-        if not isinstance(functions, list) or not all(f in scoped for f in functions):
+        if rule_id == UNLISTED_RULE:  # the callables handed that no one but the implementation called
+            if not isinstance(functions, list) or not all(
+                    f in scoped or (isinstance(f, str) and _HANDED_NAME.fullmatch(f))
+                    for f in functions):
+                raise ExpectationsError(f"{where}: [{rule_id}] functions must be an array of the "
+                                        "names of the callables handed, as its failures name "
+                                        "them (Tensor.size, Tensor.shape.__get__), or of the "
+                                        "scope words")
+        elif not isinstance(functions, list) or not all(f in scoped for f in functions):
             raise ExpectationsError(f"{where}: [{rule_id}] functions must be an array of the "
                                     f"vocabulary's function names ({', '.join(FUNCS)}), the "
                                     f"callables handed for syntax ({', '.join(HANDED)}), the "

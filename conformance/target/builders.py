@@ -28,9 +28,9 @@ from spec.model.scenario import (
     Scenario,
     TensorArg,
 )
-from spec.model.trace import Built, Constructed, Event
+from spec.model.trace import Built, Constructed, Event, Role, Unlisted
 
-from ..base.safe import attribute_name
+from ..base.safe import attribute_name, function_name
 from .adapter import Adapter
 
 __all__ = ["ABSENT", "KEYS", "NOT_PASSED", "RUNS", "Ctx", "ScenarioObjects", "evaluate_form"]
@@ -113,6 +113,17 @@ class ScenarioObjects:
     #: each lookup), and the name a handler's behaviour knows each form's callables by.
     equal_funcs: list[tuple[Any, str]]
     canonical: dict[str, str]
+    #: Every call a handler was handed of a function outside the scenario's vocabulary.
+    unlisted: list[Unlisted]
+    #: The suite's own code running right now that calls the namespace (building the call's
+    #: tensors, a Python function's kernel): what made an unlisted call, where one did.
+    making: str | None = None
+
+    def _unlisted(self, who: str, role: Role, func: Any) -> None:
+        """Record that handler ``who`` was handed ``func``, a function outside the scenario's
+        vocabulary, which it lets through unchanged (TFM_REACH_010)."""
+        self.unlisted.append(Unlisted(who, role, function_name(func), len(self.events),
+                                      self.making))
 
     def _record(self, who: str, role: str, func: str, types: Any, args: Any, passed: Any,
                 bound: str | None) -> None:
@@ -179,7 +190,13 @@ class ScenarioObjects:
     def _pyfunc_kernel(self, values: list[Any]) -> Any:
         flat = [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
         total = pyfunc_kernel([tuple(self.ad.data(x)) for x in flat if isinstance(x, self.ad.Tensor)])
-        return None if total is None else self.ad.tensor(total)
+        if total is None:
+            return None
+        making, self.making = self.making, "the suite's kernel of a Python function of the scenario"
+        try:  # tensor() may dispatch (a factory, in torch): a call the suite makes, not the scenario
+            return self.ad.tensor(total)
+        finally:
+            self.making = making
 
     def _build_class(self, name: str) -> type:
         if name in self.classes:
@@ -218,7 +235,8 @@ class ScenarioObjects:
             cls = owner if isinstance(owner, type) else type(owner)
             bound = None if isinstance(owner, type) else run._ident(owner)
             name = run._func_name(func)
-            if name.startswith("?"):  # the implementation's own inner calls pass through unseen
+            if name.startswith("?"):  # not the scenario's: recorded, and let through unchanged
+                run._unlisted(cls.__name__, "subclass", func)
                 with run.ad.disable(subclass_only="disable-subclass" in run.ad.features):
                     return func(*args, **(kwargs or {}))
             run._record(cls.__name__, "subclass", name, types, args, passed, bound)
@@ -236,7 +254,8 @@ class ScenarioObjects:
             run = RUNS[key]
             kwargs = None if passed is NOT_PASSED else passed
             fname = run._func_name(func)
-            if fname.startswith("?"):  # the implementation's own inner calls pass through unseen
+            if fname.startswith("?"):  # not the scenario's: recorded, and let through unchanged
+                run._unlisted(name, "mode", func)
                 return func(*args, **(kwargs or {}))
             run._record(name, "mode", fname, types, args, passed, None)
             ctx = Ctx(fname, func, types, args, kwargs, None, mode)
@@ -285,6 +304,7 @@ class ScenarioObjects:
             how = (f"{arg.cls}()" if duck else f"tensor({list(tensor_data(k))})"
                    + ("" if cls is None else f".as_subclass({arg.cls})"))
             first = len(self.events)
+            making, self.making = self.making, f"the suite building x{k} with {how}"
             try:
                 t = self.ad.tensor(tensor_data(k))
                 if cls is not None:
@@ -292,6 +312,8 @@ class ScenarioObjects:
             except Exception:  # the outcome: the implementation raised as the suite built it
                 self.built.append(Built(f"x{k}", how, first, len(self.events), raised=True))
                 raise
+            finally:
+                self.making = making
             if len(self.events) > first:  # a handler ran, or a warning, as the suite built it
                 self.built.append(Built(f"x{k}", how, first, len(self.events)))
             if not self.by_identity:  # no id() under torch.compile (ScenarioObjects._ident)

@@ -46,8 +46,10 @@ from spec.model.trace import (
     Settled,
     TensorValue,
     Trace,
+    Unlisted,
     Value,
     WarningEmitted,
+    grouped,
 )
 
 from ..base.safe import name_of, repr_of, text_of
@@ -78,6 +80,7 @@ class Run(ScenarioObjects):
         self.noise: list[tuple[str, str]] = []
         #: The call's tensors whose building ran something of the scenario or raised.
         self.built: list[Built] = []
+        self.unlisted: list[Unlisted] = []
         self.classes: dict[str, type] = {}
         self.mode_classes: dict[str, type] = {}
         self.instances: dict[str, Any] = {}
@@ -274,7 +277,7 @@ class Run(ScenarioObjects):
                 self.idents.setdefault(id(made), name)
         return Trace(described_events(self.events, self.received, self.idents), outcome,
                      self.label(self.ad.current_mode()), noise=tuple(self.noise),
-                     built=tuple(self.built))
+                     built=tuple(self.built), unlisted=grouped(self.unlisted))
 
     @property
     def outside(self) -> int:

@@ -32,6 +32,7 @@ from .trace import (
     Constructed,
     HandlerRun,
     Installed,
+    Note,
     Outcome,
     Raised,
     Returned,
@@ -53,6 +54,11 @@ class Engine(Dispatch):
             outcome = Returned(to_value(value), tuple(sorted(self.value_rules)) or ("TFM_ORDER_007",))
         except ModelRaise as exc:
             outcome = Raised(exc.exc_type, exc.message, exc.rules, exc.if_returned)
+        if self.sc.modes or any(isinstance(e, HandlerRun) for e in self.events):
+            # A handler is in reach: it is handed the calls above and no call of the
+            # implementation's own making (what a run shows as an unlisted call).
+            self.notes.insert(0, (0, Note("the handlers are handed these calls and no other "
+                                          "the implementation makes itself", ("TFM_REACH_010",))))
         return Trace(tuple(self.events), outcome, self._label(self.current), tuple(self.notes),
                      self.after_rules(isinstance(outcome, Raised)))
 

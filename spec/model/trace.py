@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Union
 
 Role = Literal["mode", "subclass", "submode"]
@@ -199,6 +199,9 @@ class Settled:
 
 Event = Union[HandlerRun, WarningEmitted, Installed, Constructed, Settled]
 
+#: The rule an unlisted call breaks (an implementation hands a handler no call of its own).
+UNLISTED_RULE = "TFM_REACH_010"
+
 
 @dataclass(frozen=True)
 class Returned:
@@ -253,6 +256,40 @@ class Built:
 
 
 @dataclass(frozen=True)
+class Unlisted:
+    """A handler was handed a call of a function outside the scenario's vocabulary, one the
+    scenario's code did not call by name: ``func`` names it as the implementation spells it
+    (``Tensor.size``, ``Tensor.shape.__get__``, ``tensor``). The handler let it through
+    unchanged (it ran the function) and recorded no event; ``at`` counts the events recorded
+    before it (the first such call, where a trace counts ``count`` of them). ``made_by`` says
+    which of the suite's own code made the call (the kernel of a Python function the scenario
+    defines calls ``tensor``), ``None`` where the suite did not: then only the implementation
+    can have made it (TFM_REACH_010)."""
+
+    who: str
+    role: Role
+    func: str
+    at: int
+    made_by: str | None = None
+    count: int = 1
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Which handler was handed which function (what an excused divergence accepts)."""
+        return (self.who, self.func)
+
+
+def grouped(calls: list[Unlisted] | tuple[Unlisted, ...]) -> tuple[Unlisted, ...]:
+    """``calls`` one entry per handler, function and maker: the first call's, counting all."""
+    first: dict[tuple[str, str, str, str | None], Unlisted] = {}
+    for call in calls:
+        key = (call.who, call.role, call.func, call.made_by)
+        seen = first.get(key)
+        first[key] = call if seen is None else replace(seen, count=seen.count + call.count)
+    return tuple(first.values())
+
+
+@dataclass(frozen=True)
 class Trace:
     """Observable events in order, the outcome, and the current mode once every set-up step has exited."""
 
@@ -268,6 +305,11 @@ class Trace:
     #: Observed only: the call's tensors whose building ran something or raised (never
     #: compared; a failure message says which of its events and its raise the suite caused).
     built: tuple[Built, ...] = field(default=(), compare=False)
+    #: Observed: the calls a handler was handed of functions outside the scenario's
+    #: vocabulary, one entry per handler, function and maker (the first call's place, and
+    #: how many), in order. Predicted: the ``(who, func)`` pairs an excused divergence of
+    #: TFM_REACH_008 accepts (conformance.judge.excusal.absorb); the model predicts none.
+    unlisted: tuple[Unlisted, ...] = field(default=(), compare=False)
 
     def built_during(self, index: int | None) -> Built | None:
         """The tensor whose building recorded event ``index`` (``None``: raised the outcome)."""

@@ -34,6 +34,7 @@ MUTANTS: dict[str, str] = {
     "has_torch_function_ignores_mode": "TFM_REACH_001",
     "empty_sequence_dispatches": "TFM_REACH_002",
     "factory_skips_mode": "TFM_REACH_004",
+    "mode_handed_own_reads": "TFM_REACH_010",
     "disable_hides_mode": "TFM_DISABLE_002",
     "global_slot": "TFM_THREAD_001",
     "error_text": "TFM_TEXT_007",
