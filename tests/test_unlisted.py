@@ -191,3 +191,15 @@ def test_an_expected_failure_of_the_rule_is_scoped_by_the_callables_handed() -> 
     other = '[TFM_ORDER_001]\nreason = "r"\nfunctions = ["Tensor.size"]\n'
     with pytest.raises(ExpectationsError, match=r"vocabulary's function names"):
         parse_scopes(other, known)
+
+
+def test_the_snippet_prints_the_call_the_implementation_made_where_the_trace_has_it() -> None:
+    from conformance.snippet import describe as lines_of
+    from conformance.snippet import snippet
+    from tests.test_snippet import run_snippet
+
+    observed, _ = execute(PYTHON_PATH, _mutant())
+    code = snippet(PYTHON_PATH, "tests.mutants.mode_handed_own_reads", "2022")
+    printed, _ = run_snippet(code)
+    assert printed == lines_of(observed), code
+    assert "handler M (mode) handed Tensor.tolist: a call the scenario did not make" in printed

@@ -179,7 +179,8 @@ class Declarations:
             yield f"    def __torch_function__({me}, func, types, args=(), kwargs=NOT_PASSED):"
             bound = ', IDENTS.get(id(self), "?")' if plain else ""
             yield "        passed, kwargs = kwargs, (None if kwargs is NOT_PASSED else kwargs)"
-            yield "        if name_of(func).startswith('?'):  # the implementation's own inner calls"
+            yield "        if name_of(func).startswith('?'):  # not the scenario's: let through"
+            yield f'            handed({owner}.__name__, "subclass", func)'
             yield "            with inner_call_guard():"
             yield "                return func(*args, **(kwargs or {}))"
             yield f'        seen({owner}.__name__, "subclass", func, types, passed{bound})'
@@ -198,7 +199,8 @@ class Declarations:
                 yield "    @classmethod"
             yield f"    def __torch_function__({me}, func, types, args=(), kwargs=NOT_PASSED):"
             yield "        passed, kwargs = kwargs, (None if kwargs is NOT_PASSED else kwargs)"
-            yield "        if name_of(func).startswith('?'):  # the implementation's own inner calls"
+            yield "        if name_of(func).startswith('?'):  # not the scenario's: let through"
+            yield f'            handed({m.name!r}, "mode", func)'
             yield "            return func(*args, **(kwargs or {}))"
             yield f'        seen({m.name!r}, "mode", func, types, passed)'
             yield from ("        " + x for x in self.behaviour(m.behaviour, me, "None", True))
@@ -273,7 +275,8 @@ class Declarations:
             if arg.cls is not None:
                 decl = self.classes[arg.cls]
                 expr = f"{expr}.as_subclass({arg.cls})" if decl.kind == "tensor" else f"{arg.cls}()"
-            out += [f"x{k} = {expr}", f'IDENTS[id(x{k})] = "x{k}"']
+            out += ['MAKING.append("building")', f"x{k} = {expr}", "MAKING.pop()",
+                    f'IDENTS[id(x{k})] = "x{k}"']
             return f"x{k}"
         if isinstance(arg, ListArg):
             items = [self.materialize(a, counter, out) for a in arg.items]

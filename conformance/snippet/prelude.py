@@ -17,6 +17,34 @@ def name_of(func):
     return f"?{getattr(func, '__name__', func)!s}" if name is None else name
 
 
+def function_name(func):
+    """A callable as the namespace spells it: Tensor.size, Tensor.shape.__get__, tensor."""
+    name = getattr(func, "__name__", None)
+    owner = getattr(func, "__self__", None)
+    if name in ("__get__", "__set__") and isinstance(getattr(owner, "__name__", None), str):
+        return f"Tensor.{owner.__name__}.{name}"
+    qualname = getattr(func, "__qualname__", None) or str(name)
+    holder, _, rest = qualname.rpartition(".")
+    if not holder or holder.startswith("_VariableFunctions"):
+        return rest
+    return f"Tensor.{rest}" if holder in ("TensorBase", "_TensorBase", "Tensor") else qualname
+
+
+#: The suite's own code that is running (building the call's tensors, a function's kernel):
+#: a call it makes is the program's, not the implementation's.
+MAKING = []
+HANDED = set()
+
+
+def handed(who, role, func):
+    """A call of a function outside the scenario's, which the handler lets through: printed
+    once per handler and function, unless the suite's own code made it."""
+    if MAKING or (who, function_name(func)) in HANDED:
+        return
+    HANDED.add((who, function_name(func)))
+    print(f"handler {who} ({role}) handed {function_name(func)}: a call the scenario did not make")
+
+
 def label(obj):
     """How the trace names an object: a scenario mode or class by its name, the base mode as <base>."""
     if obj is None:
@@ -133,7 +161,13 @@ def add_up(*values):
         if isinstance(x, Tensor):
             with DisableTorchFunction():
                 rows.append([float(y) for y in x.tolist()])
-    return torch.tensor([sum(col) for col in zip(*rows)]) if rows else None
+    if not rows:
+        return None
+    MAKING.append("kernel")
+    try:
+        return torch.tensor([sum(col) for col in zip(*rows)])
+    finally:
+        MAKING.pop()
 '''
 
 #: Runs the scenario: prints its outcome and the mode left current, re-raises its exception.

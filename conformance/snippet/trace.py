@@ -13,6 +13,7 @@ from spec.model.trace import (
     Settled,
     TensorValue,
     Trace,
+    Unlisted,
     Value,
     WarningEmitted,
 )
@@ -47,6 +48,11 @@ def event_line(event: Event) -> str:
     return repr(event)
 
 
+def handed_line(call: Unlisted) -> str:
+    """The line a snippet prints for a call a handler was handed that the scenario did not make."""
+    return f"handler {call.who} ({call.role}) handed {call.func}: a call the scenario did not make"
+
+
 def outcome_line(trace: Trace) -> str:
     """The line a snippet prints for the outcome of ``trace``."""
     outcome = trace.outcome
@@ -58,6 +64,11 @@ def outcome_line(trace: Trace) -> str:
 def describe(trace: Trace) -> list[str]:
     """The lines a snippet prints for a run that produced ``trace`` (addresses blanked)."""
     lines = [event_line(event) for event in trace.events]
+    # a call no one but the implementation made, where the script prints it: before the event
+    # that came after it, once per handler and function (a grouped entry is the first call)
+    # (the entries come in the order of their first calls: inserted from the last)
+    for call in reversed([c for c in trace.unlisted if c.made_by is None]):
+        lines.insert(call.at, handed_line(call))
     lines.append(outcome_line(trace))
     lines.append(f"current mode afterwards: {trace.after!r}")
     return [_ADDRESS.sub("0x?", line) for line in lines]

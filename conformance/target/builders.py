@@ -123,7 +123,11 @@ class ScenarioObjects:
         """Record that handler ``who`` was handed ``func``, a function outside the scenario's
         vocabulary, which it lets through unchanged (TFM_REACH_010)."""
         self.unlisted.append(Unlisted(who, role, function_name(func), len(self.events),
-                                      self.making))
+                                      self.making or self.made_in_graph()))
+
+    def made_in_graph(self) -> str | None:
+        """What made a call handed while a compiled graph runs (a compiled run's; none here)."""
+        return None
 
     def _record(self, who: str, role: str, func: str, types: Any, args: Any, passed: Any,
                 bound: str | None) -> None:

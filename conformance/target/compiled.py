@@ -51,6 +51,8 @@ class CountingBackend:
     frames: list[str] = field(default_factory=list)
     #: thread name -> the indices of the graphs that ran in it, in order
     runs: dict[str, list[int]] = field(default_factory=dict)
+    #: how many graphs are running right now (a handler called meanwhile is called by one)
+    running: int = 0
 
     @property
     def graphs(self) -> int:
@@ -64,7 +66,11 @@ class CountingBackend:
 
         def run(*args: Any) -> Any:
             runs.setdefault(threading.current_thread().name, []).append(index)
-            return forward(*args)
+            self.running += 1
+            try:
+                return forward(*args)
+            finally:
+                self.running -= 1
 
         return run
 
@@ -189,6 +195,16 @@ class CompiledRun(Run):
 
     #: A callable an operator hands a handler has, under Dynamo, no id the run knows.
     by_identity = True
+    #: The backend the run's compiled function uses (it knows when one of its graphs runs).
+    backend: CountingBackend | None = None
+
+    def made_in_graph(self) -> str | None:
+        """What made a call handed while one of the run's graphs runs: the graph, that is the
+        program's code as Dynamo traced it (the suite's own kernel among it, whose marker,
+        an attribute set in traced code, Dynamo writes back only once the graph has run)."""
+        if self.backend is not None and self.backend.running:
+            return "a call in a compiled graph as it ran: the program's code, as Dynamo traced it"
+        return None
 
     def graph_break(self) -> None:
         """The graph break the boundary forces (``torch._dynamo.graph_break``)."""
@@ -199,12 +215,16 @@ class CompiledRun(Run):
         tensors: list[Any] = [x for x in flat if isinstance(x, self.ad.Tensor)]
         if not tensors:
             return None
-        with self.ad.disable():
-            # The model's kernel: the tensors added up, as long as the shortest of them.
-            n = min(t.numel() for t in tensors)
-            total = tensors[0].reshape(-1)[:n].clone()
-            for t in tensors[1:]:
-                total = total + t.reshape(-1)[:n]
+        making, self.making = self.making, "the suite's kernel of a Python function of the scenario"
+        try:
+            with self.ad.disable():
+                # The model's kernel: the tensors added up, as long as the shortest of them.
+                n = min(t.numel() for t in tensors)
+                total = tensors[0].reshape(-1)[:n].clone()
+                for t in tensors[1:]:
+                    total = total + t.reshape(-1)[:n]
+        finally:
+            self.making = making
         return total
 
 
@@ -259,7 +279,7 @@ def run_compiled(scenario: Scenario, adapter: Any,
     run = CompiledRun(scenario, adapter)
     if events is not None:
         run.events = events()
-    backend = CountingBackend()
+    backend = run.backend = CountingBackend()
     try:
         trace = run.execute(wrap=_wrap(torch, True, backend), boundary=boundary)
         return trace, run.naming(), Compilation(True, graphs=backend.graphs,
@@ -272,7 +292,7 @@ def run_compiled(scenario: Scenario, adapter: Any,
     run = CompiledRun(scenario, adapter)
     if events is not None:
         run.events = events()
-    backend = CountingBackend()
+    backend = run.backend = CountingBackend()
     trace = run.execute(wrap=_wrap(torch, False, backend), boundary=boundary)
     counters = _counters(torch)
     breaks = sum(counters["graph_break"].values())
