@@ -203,3 +203,23 @@ def test_the_snippet_prints_the_call_the_implementation_made_where_the_trace_has
     printed, _ = run_snippet(code)
     assert printed == lines_of(observed), code
     assert "handler M (mode) handed Tensor.tolist: a call the scenario did not make" in printed
+
+
+if TORCH:
+    #: x - y with y's handler raising TypeError: torch turns the TypeError into NotImplemented
+    #: (an operator's own wrapping), so Python calls y.__rsub__(x), a call of the syntax.
+    REFLECTED = scenario_from_dict({
+        "generation": "stack",
+        "classes": [{"name": "D", "behaviour": {"raise": "boom", "error": "TypeError"}}],
+        "call": {"func": "x - y", "args": ["plain", "D"]}})
+
+    @pytest.mark.rule(UNLISTED_RULE, "TFM_SYNTAX_002")
+    def test_the_reflected_method_an_operator_calls_is_the_programs_call() -> None:
+        observed, naming = execute(REFLECTED, TORCH_ADAPTER)
+        reflected = [u for u in observed.unlisted if u.func == "Tensor.__rsub__"]
+        assert reflected and all(u.made_by is not None and "operator protocol" in u.made_by
+                                 for u in reflected), observed.unlisted
+        release = TORCH_ADAPTER.ns.__version__.split("+")[0]
+        comparison = compare_traces(REFLECTED, predict(REFLECTED, "2.x", release), observed, naming)
+        # what differs is the TypeError the operator swallowed, not the call it then made
+        assert comparison.rules == ("TFM_SYNTAX_002",), comparison.rules

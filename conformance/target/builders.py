@@ -53,6 +53,12 @@ _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 _BUILTINS: dict[str, Callable[[Any], Any]] = {"abs": abs, "int": int, "reversed": reversed}
 
 
+#: The reflected methods Python's binary operators call on their right operand.
+_REFLECTED = frozenset(f"__r{op}__" for op in (
+    "add", "sub", "mul", "truediv", "div", "floordiv", "mod", "pow", "matmul", "and", "or",
+    "xor", "lshift", "rshift"))
+
+
 def evaluate_form(form: FormInfo, args: Sequence[Any]) -> Any:
     """A syntactic form, evaluated as Python evaluates it (the interpreter picks the method)."""
     if form.kind == "infix":
@@ -122,8 +128,19 @@ class ScenarioObjects:
     def _unlisted(self, who: str, role: Role, func: Any) -> None:
         """Record that handler ``who`` was handed ``func``, a function outside the scenario's
         vocabulary, which it lets through unchanged (TFM_REACH_010)."""
-        self.unlisted.append(Unlisted(who, role, function_name(func), len(self.events),
-                                      self.making or self.made_in_graph()))
+        name = function_name(func)
+        self.unlisted.append(Unlisted(who, role, name, len(self.events),
+                                      self.making or self.made_in_graph() or self._by_syntax(name)))
+
+    def _by_syntax(self, name: str) -> str | None:
+        """Python's operator protocol makes a call of its own: once the left operand's method
+        declines (returns NotImplemented), an operator calls the right operand's reflected
+        method (``y.__rsub__(x)`` for ``x - y``), a call of the program's syntax."""
+        call = self.sc.call
+        form = FORMS.get(call.func) if call is not None else None
+        if form is None or not form.operator or name.removeprefix("Tensor.") not in _REFLECTED:
+            return None
+        return f"Python's operator protocol: {form.name} calls the right operand's reflected method"
 
     def made_in_graph(self) -> str | None:
         """What made a call handed while a compiled graph runs (a compiled run's; none here)."""
