@@ -19,6 +19,8 @@ def name_of(func):
 
 def function_name(func):
     """A callable as the namespace spells it: Tensor.size, Tensor.shape.__get__, tensor."""
+    if not callable(func):
+        return f"<{type(func).__name__}>"
     name = getattr(func, "__name__", None)
     owner = getattr(func, "__self__", None)
     if name in ("__get__", "__set__") and isinstance(getattr(owner, "__name__", None), str):
@@ -38,8 +40,8 @@ HANDED = set()
 
 def handed(who, role, func):
     """A call of a function outside the scenario's, which the handler lets through: printed
-    once per handler and function, unless the suite's own code made it."""
-    if MAKING or (who, function_name(func)) in HANDED:
+    once per handler and function, unless the suite's own code or the syntax made it."""
+    if MAKING or function_name(func) in SYNTAX_CALLS or (who, function_name(func)) in HANDED:
         return
     HANDED.add((who, function_name(func)))
     print(f"handler {who} ({role}) handed {function_name(func)}: a call the scenario did not make")

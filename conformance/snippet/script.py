@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from spec.model.codec import scenario_to_dict
 from spec.model.functions import FORMS, FUNCS
 from spec.model.scenario import Construct, Disable, Scenario, SetRaw
+from spec.model.syntax import REFLECTED_METHODS
 from spec.model.trace import Trace
 
 from .declarations import Declarations
@@ -87,6 +88,10 @@ class ScriptWriter(Declarations):
         yield "NAMES = {id(f): n for n, f in [" + ", ".join(pairs) + "]}"
         yield from self.form_names()
         yield f"MODE_NAMES = {tuple(m.name for m in self.sc.modes)!r}"
+        form = FORMS.get(self.sc.call.func) if self.sc.call is not None else None
+        # an operator's call of the right operand's reflected method is the syntax's own
+        reflected = sorted(f"Tensor.{m}" for m in REFLECTED_METHODS) if form and form.operator else []
+        yield f"SYNTAX_CALLS = {tuple(reflected)!r}"
 
     def form_names(self) -> Iterator[str]:
         """The callables the call's form may hand its handlers, named as the runner names them

@@ -28,6 +28,7 @@ from spec.model.scenario import (
     Scenario,
     TensorArg,
 )
+from spec.model.syntax import REFLECTED_METHODS
 from spec.model.trace import Built, Constructed, Event, Role, Unlisted
 
 from ..base.safe import attribute_name, function_name
@@ -51,12 +52,6 @@ _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "**": operator.pow, "//": operator.floordiv}
 #: The builtins a form may be written with (``abs(x)``), called as Python calls them.
 _BUILTINS: dict[str, Callable[[Any], Any]] = {"abs": abs, "int": int, "reversed": reversed}
-
-
-#: The reflected methods Python's binary operators call on their right operand.
-_REFLECTED = frozenset(f"__r{op}__" for op in (
-    "add", "sub", "mul", "truediv", "div", "floordiv", "mod", "pow", "matmul", "and", "or",
-    "xor", "lshift", "rshift"))
 
 
 def evaluate_form(form: FormInfo, args: Sequence[Any]) -> Any:
@@ -138,7 +133,7 @@ class ScenarioObjects:
         method (``y.__rsub__(x)`` for ``x - y``), a call of the program's syntax."""
         call = self.sc.call
         form = FORMS.get(call.func) if call is not None else None
-        if form is None or not form.operator or name.removeprefix("Tensor.") not in _REFLECTED:
+        if form is None or not form.operator or name.removeprefix("Tensor.") not in REFLECTED_METHODS:
             return None
         return f"Python's operator protocol: {form.name} calls the right operand's reflected method"
 

@@ -28,6 +28,13 @@ __all__ = ["evaluate"]
 DECLINED = ("TFM_SYNTAX_002", "TFM_NOTIMPL_002")
 
 
+#: The reflected methods Python's binary operators call on their right operand once the left
+#: operand's method declines (returns NotImplemented): ``y.__rsub__(x)`` for ``x - y``.
+REFLECTED_METHODS = frozenset(f"__r{op}__" for op in (
+    "add", "sub", "mul", "truediv", "div", "floordiv", "mod", "pow", "matmul", "and", "or",
+    "xor", "lshift", "rshift"))
+
+
 class Dispatcher(Protocol):
     """What :func:`evaluate` needs of the engine."""
 
