@@ -19,6 +19,7 @@ from spec.model.trace import (
     Returned,
     TensorValue,
     Trace,
+    Unlisted,
     Value,
     WarningEmitted,
     same_arg,
@@ -198,6 +199,15 @@ def outcome_differs(expected: Outcome, observed: Outcome, naming: Naming) -> boo
                 and message_matches(expected.message, naming, text, whole=True))
 
 
+def unexplained(expected: Trace, observed: Trace) -> Unlisted | None:
+    """The first call a handler was handed, of a function outside the scenario's vocabulary,
+    that the suite did not make and that ``expected`` does not accept (an excused divergence
+    of TFM_REACH_010 accepts its handler and function; the model predicts none)."""
+    accepted = {call.key for call in expected.unlisted}
+    return next((call for call in observed.unlisted
+                 if call.made_by is None and call.key not in accepted), None)
+
+
 def differences(expected: Trace, observed: Trace, naming: Naming) -> list[str]:
     """Human-readable differences; empty when the implementation did what the model predicts."""
     expected = align(expected, observed, naming)
@@ -208,6 +218,10 @@ def differences(expected: Trace, observed: Trace, naming: Naming) -> list[str]:
         if exp is None or obs is None or not event_matches(exp, obs, naming):
             out.append(f"event {i}: expected {show_event(exp)}, observed {show_event(obs)}")
             break  # later events are knock-on effects
+    extra = unexplained(expected, observed)
+    if extra is not None:
+        out.append(f"after event {extra.at}: {extra.who} ({extra.role}) handed {extra.func}, "
+                   "a call neither the scenario nor the suite made")
     eo, oo = expected.outcome, observed.outcome
     if outcome_differs(eo, oo, naming):
         want = (f"return {eo.value!r}" if isinstance(eo, Returned)

@@ -29,7 +29,7 @@ from spec.model.trace import (
 )
 
 from .attribution import event_rules, leak_rules, outcome_rules
-from .compare import Naming, align, differing_field, first_divergence, outcome_differs
+from .compare import Naming, align, differing_field, first_divergence, outcome_differs, unexplained
 
 __all__ = ["Comparison", "Difference", "attribute", "compare_traces"]
 
@@ -125,15 +125,6 @@ def compare_traces(scenario: Scenario | None, expected: Trace, observed: Trace,
                  else aligned.after_rules)
         found.append(Difference("after", rules, aligned.after, observed.after))
     return Comparison(aligned, observed, naming, tuple(found))
-
-
-def unexplained(expected: Trace, observed: Trace) -> Unlisted | None:
-    """The first call a handler was handed, of a function outside the scenario's vocabulary,
-    that the suite did not make and that ``expected`` does not accept (an excused divergence
-    of TFM_REACH_010 accepts its handler and function; the model predicts none)."""
-    accepted = {call.key for call in expected.unlisted}
-    return next((call for call in observed.unlisted
-                 if call.made_by is None and call.key not in accepted), None)
 
 
 def attribute(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming) -> tuple[str, ...]:

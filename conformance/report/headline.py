@@ -92,7 +92,7 @@ def badge(verdicts: Mapping[str, RuleVerdict], level: Mapping[str, Any]) -> dict
 def run_line(implementation: Mapping[str, Any], verdicts: Mapping[str, RuleVerdict],
              shield: Mapping[str, Any], incomplete: bool, partial: bool) -> str:
     """The terminal's line naming the implementation: the headline, or for an incomplete or a
-    partial run the badge's message (``torch 2.13.0+cpu (generation stack): MUST 64/76: ...``)."""
+    partial run the badge's message (``torch 2.13.0+cpu (generation stack): MUST 65/77: ...``)."""
     head = shield["message"] if incomplete or partial else headline(verdicts)
     return (f"{implementation['name']} {implementation['version']} "
             f"(generation {implementation['generation']}): {head}")
