@@ -205,12 +205,13 @@ class ScenarioObjects:
 
     def _pyfunc_kernel(self, values: list[Any]) -> Any:
         flat = [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
-        total = pyfunc_kernel([tuple(self.ad.data(x)) for x in flat if isinstance(x, self.ad.Tensor)])
-        if total is None:
-            return None
+        # Reading the data and tensor() may dispatch (torch 1.12's DisableTorchFunction leaves
+        # modes on; tensor() is a factory in torch): calls the suite makes, not the scenario.
         making, self.making = self.making, "the suite's kernel of a Python function of the scenario"
-        try:  # tensor() may dispatch (a factory, in torch): a call the suite makes, not the scenario
-            return self.ad.tensor(total)
+        try:
+            total = pyfunc_kernel([tuple(self.ad.data(x)) for x in flat
+                                   if isinstance(x, self.ad.Tensor)])
+            return None if total is None else self.ad.tensor(total)
         finally:
             self.making = making
 

@@ -266,6 +266,7 @@ class Run(ScenarioObjects):
                 for name in self.sc.instance_modes():
                     self.instances[name] = self.ad.make_mode(self.mode_classes[name])
                 result = self._enter(0, self.outside, body, call_args, call_kwargs)
+                self.making = "the suite reading the call's result"  # a mode left set sees it
                 outcome = Returned(self.observe(result))
             except Exception as exc:
                 # text_of: an exception whose __str__ raises is still the implementation's raise
