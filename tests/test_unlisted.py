@@ -93,7 +93,7 @@ def test_the_wire_carries_unlisted_calls_and_refuses_what_does_not_fit() -> None
             decode_trace(shown)
 
 
-@pytest.mark.rule(UNLISTED_RULE)
+@pytest.mark.rule("TFM_REACH_010")
 def test_a_call_the_implementation_made_is_recorded_named_and_blamed_on_its_rule() -> None:
     expected = predict(PYTHON_PATH)
     assert UNLISTED_RULE in expected.rules_exercised()
@@ -152,7 +152,7 @@ if TORCH:
         "classes": [{"name": "A", "behaviour": "forward_disabled"}],
         "call": {"func": "add", "args": ["A", "plain"]}})
 
-    @pytest.mark.rule(UNLISTED_RULE)
+    @pytest.mark.rule("TFM_REACH_010")
     def test_the_suites_own_tensor_call_reaches_the_mode_and_breaks_nothing() -> None:
         observed, naming = execute(KERNEL, TORCH_ADAPTER)
         made = [u for u in observed.unlisted if u.func == "tensor"]
@@ -160,7 +160,7 @@ if TORCH:
         release = TORCH_ADAPTER.ns.__version__.split("+")[0]
         assert not compare_traces(KERNEL, predict(KERNEL, "2.x", release), observed, naming)
 
-    @pytest.mark.rule(UNLISTED_RULE)
+    @pytest.mark.rule("TFM_REACH_010")
     def test_compiled_dynamos_metadata_reads_reach_the_subclass_and_are_named() -> None:
         TORCH_ADAPTER.compile = True  # type: ignore[attr-defined]
         try:
@@ -213,7 +213,7 @@ if TORCH:
         "classes": [{"name": "D", "behaviour": {"raise": "boom", "error": "TypeError"}}],
         "call": {"func": "x - y", "args": ["plain", "D"]}})
 
-    @pytest.mark.rule(UNLISTED_RULE, "TFM_SYNTAX_002")
+    @pytest.mark.rule("TFM_REACH_010", "TFM_SYNTAX_002")
     def test_the_reflected_method_an_operator_calls_is_the_programs_call() -> None:
         observed, naming = execute(REFLECTED, TORCH_ADAPTER)
         reflected = [u for u in observed.unlisted if u.func == "Tensor.__rsub__"]

@@ -266,8 +266,11 @@ class Run(ScenarioObjects):
                 for name in self.sc.instance_modes():
                     self.instances[name] = self.ad.make_mode(self.mode_classes[name])
                 result = self._enter(0, self.outside, body, call_args, call_kwargs)
-                self.making = "the suite reading the call's result"  # a mode left set sees it
-                outcome = Returned(self.observe(result))
+                making, self.making = self.making, "the suite reading the call's result"
+                try:  # a mode left set sees the reads
+                    outcome = Returned(self.observe(result))
+                finally:
+                    self.making = making
             except Exception as exc:
                 # text_of: an exception whose __str__ raises is still the implementation's raise
                 outcome = Raised(name_of(type(exc)), Message((text_of(exc),)))
