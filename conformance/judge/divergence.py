@@ -177,16 +177,20 @@ def _suite_built(observed: Trace, difference: Difference) -> list[str]:
             "scenario's set-up (the implementation's own tensor creation, not the call)"]
 
 
-def _handed(call: Unlisted) -> str:
+def _times(call: Unlisted) -> str:
     times = "once" if call.count == 1 else f"{call.count} times"
-    return (f"{call.who} ({call.role}) handed {call.func} {times}, the first time after "
-            f"{call.at} event(s)")
+    return f"{call.func} {times}, the first time after {call.at} event(s)"
+
+
+def _handed(call: Unlisted) -> str:
+    return f"{call.who} ({call.role}) handed {_times(call)}"
 
 
 def _unlisted(rules: tuple[str, ...], calls: list[Unlisted]) -> list[str]:
-    """One block for the calls a handler was handed that nobody but the implementation made:
-    one line each, so that many of them (Dynamo's reads while it compiles) leave room in a
-    failure's first lines for the differences after them."""
+    """One block for the calls handlers were handed that nobody but the implementation made:
+    one line for each handler, so that many of them (Dynamo's reads while it compiles: some
+    twenty for each subclass) leave room in a failure's first lines for the differences after
+    them."""
     if len(calls) == 1:
         call = calls[0]
         return block(f"a call the scenario did not make, handed to {call.who}'s handler", rules,
@@ -194,10 +198,14 @@ def _unlisted(rules: tuple[str, ...], calls: list[Unlisted]) -> list[str]:
                      _handed(call),
                      ["  (the implementation's own call of an overridable function, which the "
                       "handler let through unchanged)"])
+    by_handler: dict[tuple[str, str], list[Unlisted]] = {}
+    for call in calls:
+        by_handler.setdefault((call.who, call.role), []).append(call)
     return [f"{len(calls)} calls the scenario did not make, handed to handlers "
             f"[{', '.join(rules)}]:",
             "  expected: none of them: neither the scenario nor the suite called them",
-            *(f"  observed: {_handed(call)}" for call in calls),
+            *(f"  observed: {who} ({role}) handed " + "; ".join(_times(c) for c in handed)
+              for (who, role), handed in by_handler.items()),
             "  (the implementation's own calls of overridable functions, which the handlers "
             "let through unchanged)"]
 
