@@ -29,6 +29,8 @@ GLANCE = Path("docs", "_generated", "glance.rst")
 EVOLUTION = Path("docs", "_generated", "evolution.rst")
 CAUSES = Path("docs", "_generated", "compiled-causes.rst")
 EXPECTED_FAILURES = Path("conformance", "expected_failures")
+#: How a compiled certificate's file name ends (``torch-2.13.0-compiled.json``).
+COMPILED_SUFFIX = "-compiled"
 CELL = {"pass": "✓", "fail": "**✗**", "expected_failure": "xf",
         "not_applicable": "n/a", "untested": "·", "absent": "—", "not_compiled": "nc"}
 LEGEND = ("✓ pass, **✗** fail, xf expected failure (a divergence with its snippet), "
@@ -56,13 +58,17 @@ def _column_key(path: Path) -> tuple[int, tuple[int, ...], str]:
     if path.stem == "reference_impl":
         return (0, (), path.name)
     release = path.stem.removeprefix("torch-")
+    group = 1
+    if release.endswith(COMPILED_SUFFIX):
+        release, group = release.removesuffix(COMPILED_SUFFIX), 2
     if path.stem.startswith("torch-") and all(part.isdigit() for part in release.split(".")):
-        return (1, tuple(int(part) for part in release.split(".")), path.name)
-    return (2, (), path.name)
+        return (group, tuple(int(part) for part in release.split(".")), path.name)
+    return (3, (), path.name)
 
 
 def columns(directory: Path) -> list[Path]:
-    """The certificates in ``directory``: reference_impl first, then torch releases oldest first."""
+    """The certificates in ``directory``: reference_impl first, then torch releases oldest first,
+    then the compiled certificates oldest release first (by version: 2.9.1 before 2.10.0)."""
     return sorted(directory.glob("*.json"), key=_column_key)
 
 

@@ -160,6 +160,10 @@ def test_tox_command_lines_are_taken_apart() -> None:
     tox = parse_tox_command("PYENV_VERSION=3.11:3.10 tox -e a,b -- --impl 'x y'")
     assert (tox.variables, tox.envs, tox.posargs) == ({"PYENV_VERSION": "3.11:3.10"}, ("a", "b"),
                                                       ("--impl", "x y"))
+    assert not tox.parallel
+    parallel = parse_tox_command("tox p -e a")
+    assert (parallel.envs, parallel.parallel) == (("a",), True)
+    assert parse_tox_command("tox run-parallel").parallel
     with pytest.raises(ToxIniError, match="only -e ENV"):
         parse_tox_command("tox -p -e a")
 

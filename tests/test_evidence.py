@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conformance.report import evidence
-from conformance.report.verify import VerifyError, compare, load, rerun_command
+from conformance.report.verify import VerifyError, compare, load, rerun_command, timed_rules
 from conformance.session import reportsdir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -230,3 +230,20 @@ def test_verify_reads_committed_certificates_but_finds_no_evidence() -> None:
         with pytest.raises(VerifyError, match=f"a certificate of schema {version} without "
                                               "evidence"):
             load(path)
+
+
+def test_verify_names_the_rules_a_time_limit_failed() -> None:
+    """A hang confirmed by its re-run and a test past --rule-timeout, as their failures say
+    them (conformance.sandbox.timing, conformance.session.recording); verify notes such rules
+    when a re-run differs, since a hang need not repeat."""
+    hang = ("the implementation did not answer within 2 s while running the scenario, nor "
+            "within 8 s when re-run on a fresh process (CPU: 2.0 s, 8.0 s)")
+    rules = {"TFM_A_001": {"verdict": "fail", "failures": [{"message": "expected 1, got 2"},
+                                                          {"message": hang}]},
+             "TFM_B_001": {"verdict": "fail", "failures": [
+                 {"message": "Timeout (>60s) from pytest-timeout (--rule-timeout)"}]},
+             "TFM_C_001": {"verdict": "fail", "failures": [{"message": "expected 1, got 2"}]},
+             "TFM_D_001": {"verdict": "pass", "failures": []}}
+    assert timed_rules({"rules": rules}) == ["TFM_A_001", "TFM_B_001"]
+    assert timed_rules({"rules": "garbage"}) == [] and timed_rules({}) == []
+    assert timed_rules({"rules": {"TFM_A_001": {"failures": [None, {"message": 3}]}}}) == []

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import core
 
+import reference_impl
 from conformance.adapter import NamespaceAdapter
 from conformance.judge.check import check
 from conformance.judge.excusal import OWN_FUNCTION, Excusals
@@ -137,6 +139,21 @@ def test_a_scoped_entry_excuses_only_in_its_functions() -> None:
     here = check(BOTH_IN_ONE_RUN, ordering, excused=Excusals({r: {"add"} for r in rules}))
     assert elsewhere is not None and elsewhere.excused == () and elsewhere.rules == rules
     assert here is not None and here.excused == rules
+
+
+def test_a_failure_names_the_rules_it_fails_apart_from_those_excused() -> None:
+    rules = ordering_rules()
+    ordering = NamespaceAdapter(ORDERING)
+    here = check(BOTH_IN_ONE_RUN, ordering, excused=Excusals({r: {"add"} for r in rules}))
+    elsewhere = check(BOTH_IN_ONE_RUN, ordering, excused=Excusals({r: {"mul"} for r in rules}))
+    assert here is not None and elsewhere is not None
+    assert elsewhere.breaks() == ", ".join(rules)
+    assert here.breaks() == f"{', '.join(rules)} (excused by the expected failures)"
+    beside = replace(here, rules=(*here.rules, "TFM_ARGS_003"))  # a later divergence not excused
+    assert beside.breaks() == (f"TFM_ARGS_003 (and, excused by the expected failures, "
+                               f"{', '.join(rules)})")
+    clean = check(BOTH_IN_ONE_RUN, NamespaceAdapter(reference_impl))
+    assert clean is not None and clean.breaks(("TFM_ORDER_001",)) == "TFM_ORDER_001"
 
 
 #: BOTH_IN_ONE_RUN's call written as syntax: the handler runs are handed Tensor.add.

@@ -37,6 +37,17 @@ def test_columns_are_the_reference_then_torch_releases_by_version(tmp_path: Path
         "reference_impl", "torch-1.12.1", "torch-2.0.1", "torch-2.2.2", "torch-2.13.0"]
 
 
+def test_compiled_columns_follow_the_eager_ones_by_version_not_by_file_name(tmp_path: Path) -> None:
+    """By file name torch-2.9.1-compiled would come after torch-2.14.1-compiled, and the evolution
+    page, which reads the columns in order, would say a divergence of 2.9.1 appeared later."""
+    for name in ("torch-2.14.1-compiled", "torch-2.9.1-compiled", "torch-2.10.0", "my_impl",
+                 "torch-2.10.0-compiled", "torch-2.9.1", "reference_impl"):
+        (tmp_path / f"{name}.json").write_text("{}")
+    assert [p.stem for p in matrix.columns(tmp_path)] == [
+        "reference_impl", "torch-2.9.1", "torch-2.10.0", "torch-2.9.1-compiled",
+        "torch-2.10.0-compiled", "torch-2.14.1-compiled", "my_impl"]
+
+
 def test_a_new_certificate_becomes_a_column(tmp_path: Path) -> None:
     shutil.copytree(CERTIFICATES, tmp_path / matrix.CERTIFICATES)
     data = json.loads((CERTIFICATES / "torch-2.13.0.json").read_text())
@@ -173,7 +184,7 @@ def test_a_compiled_certificate_is_its_own_column_and_not_a_release(tmp_path: Pa
     eager, under_compile = (tmp_path / matrix.EVOLUTION).read_text().split("Under torch.compile\n", 1)
     assert "compiled" not in eager  # the eager view counts no compiled certificate as a release
     assert ("Releases checked under ``torch.compile``, oldest first: "
-            "2.9.1, 2.11.0, 2.12.1, 2.13.0, 2.14.1.") in under_compile
+            "2.9.1, 2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1.") in under_compile
 
 
 def test_the_evolution_page_says_when_each_compiled_divergence_appeared_and_went_away() -> None:

@@ -28,6 +28,7 @@ from conformance.judge.excusal import Excusals, judge
 from conformance.judge.threeway import reference
 from conformance.sandbox.tracewire import decode_trace, encode_trace
 from conformance.sandbox.wire import WireError
+from conformance.session.expectations import parse_scopes
 from conformance.target.runner import execute
 from spec.model import predict
 from spec.model.codec import scenario_from_dict
@@ -70,6 +71,32 @@ def test_function_names_are_as_a_user_spells_them_and_never_raise() -> None:
             """Callable, as a getter is."""
 
     assert function_name(Getter()) == "Tensor.shape.__get__"
+
+
+def test_operators_of_torchs_registry_are_named_as_torch_ops_spells_them() -> None:
+    """The two profiler operators torch's own record_function hands a mode (Dynamo 2.9 and 2.10
+    open one for each step of a compilation): their ``__qualname__`` names a pybind11 function
+    record of the build, or holds ``::``, which no expected-failures entry could spell."""
+
+    class Packet:  # torch.ops.profiler._record_function_enter_new as the handler is handed it
+        __name__ = "_record_function_enter_new"
+        __qualname__ = ("pybind11_detail_function_record_v1_system_libstdcpp_gxx_abi_1xxx_use_"
+                        "cxx11_abi_1._record_function_enter_new")
+        __module__ = "torch._ops.profiler"
+
+        def __call__(self) -> None:
+            """Callable, as an operator is."""
+
+    class Overload(Packet):  # torch.ops.profiler._record_function_exit._RecordFunction
+        __name__ = "_record_function_exit._RecordFunction"
+        __qualname__ = "profiler::_record_function_exit._RecordFunction"
+        __module__ = "torch._ops.profiler"
+
+    assert function_name(Packet()) == "ops.profiler._record_function_enter_new"
+    assert function_name(Overload()) == "ops.profiler._record_function_exit._RecordFunction"
+    names = [function_name(Packet()), function_name(Overload())]
+    entry = f'[{UNLISTED_RULE}]\nreason = "profiler ops"\nfunctions = {names!r}\n'.replace("'", '"')
+    assert parse_scopes(entry, [UNLISTED_RULE]) == {UNLISTED_RULE: frozenset(names)}
 
 
 def test_grouped_keeps_one_entry_per_handler_function_and_maker() -> None:
@@ -117,6 +144,31 @@ def test_a_call_the_implementation_made_is_recorded_named_and_blamed_on_its_rule
     assert judge(PYTHON_PATH, expected, observed, naming, scoped).excused == (UNLISTED_RULE,)
     elsewhere = Excusals({UNLISTED_RULE: ["Tensor.size"]})
     assert judge(PYTHON_PATH, expected, observed, naming, elsewhere).failed == (UNLISTED_RULE,)
+
+
+@pytest.mark.rule("TFM_REACH_010")
+def test_every_such_call_is_described_so_the_one_no_entry_excuses_is_named() -> None:
+    """Two calls nobody but the implementation made, the first excused by its entry: the
+    failure is the second's, and the description names both, one line each (it named the first
+    alone, so a failure's message showed only the call its entry excuses)."""
+    expected = predict(PYTHON_PATH)
+    observed, naming = execute(PYTHON_PATH, _mutant())
+    more = Unlisted("M", "mode", "Tensor.size", observed.unlisted[0].at)
+    both = Trace(observed.events, observed.outcome, observed.after,
+                 unlisted=(*observed.unlisted, more))
+    comparison = compare_traces(PYTHON_PATH, expected, both, naming)
+    assert [d.observed for d in comparison.found] == [observed.unlisted[0], more]
+    text = "\n".join(describe(comparison))
+    assert text.splitlines()[:4] == [
+        "2 calls the scenario did not make, handed to handlers [TFM_REACH_010]:",
+        "  expected: none of them: neither the scenario nor the suite called them",
+        f"  observed: M (mode) handed Tensor.tolist once, the first time after {more.at} event(s)",
+        f"  observed: M (mode) handed Tensor.size once, the first time after {more.at} event(s)"]
+    scoped = Excusals({UNLISTED_RULE: ["Tensor.tolist"]})
+    judged = judge(PYTHON_PATH, expected, both, naming, scoped)
+    assert judged.failed == (UNLISTED_RULE,) and judged.excused == (UNLISTED_RULE,)
+    assert judge(PYTHON_PATH, expected, both, naming,
+                 Excusals({UNLISTED_RULE: ["Tensor.tolist", "Tensor.size"]})).failed == ()
 
 
 def test_a_call_eager_showed_is_accepted_in_the_compiled_runs_reference() -> None:
@@ -174,8 +226,11 @@ if TORCH:
         handed = {u.func for u in checked.observed.unlisted if u.who == "A"}
         assert {"Tensor.size", "Tensor.stride", "Tensor.dim"} <= handed, handed
         assert checked.rules == (UNLISTED_RULE,), checked.differences
-        assert "a call the scenario did not make, handed to A's handler" in "\n".join(
-            checked.differences)
+        text = "\n".join(checked.differences)  # every one of them, one line each
+        made = sum(u.made_by is None for u in checked.observed.unlisted)  # none the suite made
+        assert f"{made} calls the scenario did not make" in text, text
+        for func in ("Tensor.size", "Tensor.stride", "Tensor.dim"):
+            assert f"  observed: A (subclass) handed {func} " in text, text
 
 
 def test_an_expected_failure_of_the_rule_is_scoped_by_the_callables_handed() -> None:

@@ -64,6 +64,11 @@ def attribute_name(obj: object) -> str:
 #: as a plain function (the class that holds a namespace's native functions).
 _TENSOR_BASES = frozenset({"TensorBase", "_TensorBase", "Tensor"})
 _FUNCTION_HOLDERS = frozenset({"_VariableFunctionsClass", "_VariableFunctions"})
+#: The module an operator of torch's operator registry reports (``torch._ops.<namespace>``); a
+#: user spells the operator ``torch.ops.<namespace>.<name>``. Its ``__qualname__`` is of no use: an
+#: overload's is ``<namespace>::<name>.<overload>``, a packet's names the pybind11 function
+#: record of the build (``pybind11_detail_function_record_v1_<abi>.<name>``).
+_OPS_MODULE = "torch._ops."
 
 
 def _attr(obj: object, attr: str) -> object:
@@ -81,11 +86,16 @@ def _text_attr(obj: object, attr: str) -> str | None:
 def function_name(func: object) -> str:
     """A callable handed to a handler named as a user of the namespace spells it:
     ``Tensor.size`` (a method of a native base class of Tensor), ``Tensor.shape.__get__`` (a
-    property's getter), ``tensor`` (a function); ``<tuple>`` for what is not callable. Only
-    plain attribute reads with ``str`` checks: its attributes may raise or lie."""
+    property's getter), ``tensor`` (a function), ``ops.profiler._record_function_enter_new`` (an
+    operator of torch's registry, overload included where it has one); ``<tuple>`` for what is
+    not callable. Only plain attribute reads with ``str`` checks: its attributes may raise or
+    lie."""
     if not callable(func):
         return f"<{name_of(type(func))}>"
     name = _text_attr(func, "__name__") or "?"
+    module = _text_attr(func, "__module__")
+    if module is not None and module.startswith(_OPS_MODULE) and len(module) > len(_OPS_MODULE):
+        return f"ops.{module[len(_OPS_MODULE):]}.{name}"
     if name in ("__get__", "__set__", "__delete__"):
         descriptor = _attr(func, "__self__")
         attr = _text_attr(descriptor, "__name__")

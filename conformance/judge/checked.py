@@ -61,6 +61,15 @@ class Checked:
     compilation: Any = None
     eager: Trace | None = None
 
+    def breaks(self, otherwise: tuple[str, ...] = ()) -> str:
+        """The rules a failure's first line says the scenario breaks: those it fails, then, named
+        apart, those an expected failure excuses (``otherwise`` where it counts against none)."""
+        failing = ", ".join(r for r in (self.rules or otherwise) if r not in self.excused)
+        spared = ", ".join(self.excused)
+        if failing and spared:
+            return f"{failing} (and, excused by the expected failures, {spared})"
+        return failing or f"{spared} (excused by the expected failures)"
+
     @property
     def not_compiled(self) -> bool:
         """Under --compile, Dynamo compiled nothing of the scenario: it was not judged."""

@@ -199,13 +199,14 @@ def outcome_differs(expected: Outcome, observed: Outcome, naming: Naming) -> boo
                 and message_matches(expected.message, naming, text, whole=True))
 
 
-def unexplained(expected: Trace, observed: Trace) -> Unlisted | None:
-    """The first call a handler was handed, of a function outside the scenario's vocabulary,
-    that the suite did not make and that ``expected`` does not accept (an excused divergence
-    of TFM_REACH_010 accepts its handler and function; the model predicts none)."""
+def unexplained(expected: Trace, observed: Trace) -> tuple[Unlisted, ...]:
+    """The calls a handler was handed, of functions outside the scenario's vocabulary, that
+    the suite did not make and that ``expected`` does not accept (an excused divergence of
+    TFM_REACH_010 accepts its handler and function; the model predicts none), in the order
+    they came."""
     accepted = {call.key for call in expected.unlisted}
-    return next((call for call in observed.unlisted
-                 if call.made_by is None and call.key not in accepted), None)
+    return tuple(call for call in observed.unlisted
+                 if call.made_by is None and call.key not in accepted)
 
 
 def differences(expected: Trace, observed: Trace, naming: Naming) -> list[str]:
@@ -218,8 +219,7 @@ def differences(expected: Trace, observed: Trace, naming: Naming) -> list[str]:
         if exp is None or obs is None or not event_matches(exp, obs, naming):
             out.append(f"event {i}: expected {show_event(exp)}, observed {show_event(obs)}")
             break  # later events are knock-on effects
-    extra = unexplained(expected, observed)
-    if extra is not None:
+    for extra in unexplained(expected, observed):
         out.append(f"after event {extra.at}: {extra.who} ({extra.role}) handed {extra.func}, "
                    "a call neither the scenario nor the suite made")
     eo, oo = expected.outcome, observed.outcome

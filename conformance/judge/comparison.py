@@ -68,7 +68,9 @@ class Difference:
 class Comparison:
     """A prediction (``expected``, aligned to the observation) and an observation, and
     where they part (``found``: the first differing event, then the outcome, then the mode
-    left current, each present only where it differs; empty when they agree)."""
+    left current, each present only where it differs, and each call a handler was handed that
+    neither the scenario nor the suite made, in its place before or after that event; empty
+    when they agree)."""
 
     expected: Trace
     observed: Trace
@@ -111,11 +113,12 @@ def compare_traces(scenario: Scenario | None, expected: Trace, observed: Trace,
                  if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun) else None)
         found.append(Difference("event", event_rules(aligned, index, exp, obs, naming, field),
                                 exp, obs, index, field))
-    extra = unexplained(aligned, observed)
-    if extra is not None:  # in the order they came: before the event that differs, or after
-        ahead = divergence is not None and extra.at <= divergence[0]
-        found.insert(0 if ahead else len(found),
-                     Difference("unlisted", (UNLISTED_RULE,), None, extra, extra.at))
+    # Each call nobody but the implementation made, in the order they came: before the event
+    # that differs, or after it (an expected failure may excuse the first and not the next).
+    extras = [Difference("unlisted", (UNLISTED_RULE,), None, extra, extra.at)
+              for extra in unexplained(aligned, observed)]
+    ahead = [d for d in extras if divergence is not None and d.index <= divergence[0]]
+    found = [*ahead, *found, *extras[len(ahead):]]
     if outcome_differs(aligned.outcome, observed.outcome, naming):
         found.append(Difference("outcome",
                                 outcome_rules(aligned.outcome, observed.outcome, naming),

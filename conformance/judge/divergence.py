@@ -177,14 +177,29 @@ def _suite_built(observed: Trace, difference: Difference) -> list[str]:
             "scenario's set-up (the implementation's own tensor creation, not the call)"]
 
 
-def _unlisted(rules: tuple[str, ...], call: Unlisted) -> list[str]:
+def _handed(call: Unlisted) -> str:
     times = "once" if call.count == 1 else f"{call.count} times"
-    return block(f"a call the scenario did not make, handed to {call.who}'s handler", rules,
-                 f"no call of {call.func}: neither the scenario nor the suite called it",
-                 f"{call.who} ({call.role}) handed {call.func} {times}, the first time after "
-                 f"{call.at} event(s)",
-                 ["  (the implementation's own call of an overridable function, which the "
-                  "handler let through unchanged)"])
+    return (f"{call.who} ({call.role}) handed {call.func} {times}, the first time after "
+            f"{call.at} event(s)")
+
+
+def _unlisted(rules: tuple[str, ...], calls: list[Unlisted]) -> list[str]:
+    """One block for the calls a handler was handed that nobody but the implementation made:
+    one line each, so that many of them (Dynamo's reads while it compiles) leave room in a
+    failure's first lines for the differences after them."""
+    if len(calls) == 1:
+        call = calls[0]
+        return block(f"a call the scenario did not make, handed to {call.who}'s handler", rules,
+                     f"no call of {call.func}: neither the scenario nor the suite called it",
+                     _handed(call),
+                     ["  (the implementation's own call of an overridable function, which the "
+                      "handler let through unchanged)"])
+    return [f"{len(calls)} calls the scenario did not make, handed to handlers "
+            f"[{', '.join(rules)}]:",
+            "  expected: none of them: neither the scenario nor the suite called them",
+            *(f"  observed: {_handed(call)}" for call in calls),
+            "  (the implementation's own calls of overridable functions, which the handlers "
+            "let through unchanged)"]
 
 
 def show_trace(trace: Trace, naming: Naming) -> str:
@@ -207,12 +222,14 @@ def describe_differences(expected: Trace, observed: Trace, naming: Naming,
 def describe(comparison: Comparison) -> list[str]:
     """The differences of ``comparison``, one block each (empty: none)."""
     found: list[list[str]] = []
+    calls = [d.observed for d in comparison.found if isinstance(d.observed, Unlisted)]
     for difference in comparison.found:
         if difference.place == "event":
             found.append(_event(difference, comparison.naming)
                          + _suite_built(comparison.observed, difference))
         elif isinstance(difference.observed, Unlisted):
-            found.append(_unlisted(difference.rules, difference.observed))
+            if difference.observed is calls[0]:  # all of them, where the first came
+                found.append(_unlisted(difference.rules, calls))
         elif difference.place == "outcome":
             found.append(_outcome(difference, comparison.naming)
                          + _suite_built(comparison.observed, difference))

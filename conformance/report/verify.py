@@ -139,6 +139,20 @@ def compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+#: What a failure's message says where a time limit decided it: a scenario the implementation
+#: did not answer in time (conformance.sandbox.timing), a test past --rule-timeout.
+_TIMED = ("did not answer within", "from pytest-timeout (--rule-timeout)")
+
+
+def timed_rules(certificate: Mapping[str, Any]) -> list[str]:
+    """The rules of ``certificate`` that a time limit failed (any of their failures)."""
+    rules = certificate.get("rules")
+    return sorted(rule_id for rule_id, entry in (rules.items() if isinstance(rules, dict) else ())
+                  if isinstance(entry, dict) and any(
+                      isinstance(f, dict) and any(t in str(f.get("message")) for t in _TIMED)
+                      for f in entry.get("failures") or ()))
+
+
 def verify(path: Path, *, workers: int | None = None, timeout: float = 3600.0,
            echo: bool = True) -> tuple[int, list[str]]:
     """Verify the certificate at ``path``: the exit status (0 everything matches, 1 not) and
@@ -189,6 +203,13 @@ def verify(path: Path, *, workers: int | None = None, timeout: float = 3600.0,
         say(f"MISMATCH {line}")
     if lines:
         say(f"NOT VERIFIED: {len(lines)} difference(s) from the certificate")
+        timed = sorted(set(timed_rules(old)) | set(timed_rules(new)))
+        if timed:
+            say(f"note: a time limit failed {', '.join(timed)} in the certificate or the re-run: "
+                "an implementation that hangs or slows down now and then need not do it the "
+                "same way twice, so differences in those rules' verdicts, and in the level and "
+                "summary that count them, may come from the implementation, not from an "
+                "altered certificate")
         return 1, said
     say(f"verified: the same files and the same verdict for each of the {len(new['rules'])} "
         f"rules (level {new['level']['reached']})")

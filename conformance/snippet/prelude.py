@@ -18,10 +18,14 @@ def name_of(func):
 
 
 def function_name(func):
-    """A callable as the namespace spells it: Tensor.size, Tensor.shape.__get__, tensor."""
+    """A callable as the namespace spells it: Tensor.size, Tensor.shape.__get__, tensor,
+    ops.profiler._record_function_enter_new (an operator of torch.ops)."""
     if not callable(func):
         return f"<{type(func).__name__}>"
     name = getattr(func, "__name__", None)
+    module = getattr(func, "__module__", None)
+    if isinstance(module, str) and module.startswith("torch._ops."):
+        return f"ops.{module[len('torch._ops.'):]}.{name}"
     owner = getattr(func, "__self__", None)
     if name in ("__get__", "__set__") and isinstance(getattr(owner, "__name__", None), str):
         return f"Tensor.{owner.__name__}.{name}"

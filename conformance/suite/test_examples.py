@@ -63,5 +63,5 @@ def test_example(example: Example, adapter: Target, excused: Excusals,
                                            checked.expected))
     except Exception as exc:  # a snippet is a courtesy; the verdict stands without it
         record_property("snippet", f"# no snippet: {type(exc).__name__}: {exc}")
-    pytest.fail(f"{example.name} ({example.title}) breaks {', '.join(concerned)}:\n"
+    pytest.fail(f"{example.name} ({example.title}) breaks {checked.breaks(tuple(concerned))}:\n"
                 + "\n".join(checked.differences), pytrace=False)

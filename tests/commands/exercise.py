@@ -199,8 +199,10 @@ def check_ci(entry: Entry, ws: Workspace) -> list[str]:
         if entry.ci_run:
             problems += [f"{env!r} is not in tox's env_list, which .ci/run runs"
                          for env in envs if env not in ini.env_list()]
-            if "python -m tox" not in ci_script:
-                problems.append(".ci/run does not run tox")
+            wanted = "python -m tox p" if tox.parallel else "python -m tox"
+            if not any(line.split("#")[0].strip().startswith(wanted)
+                       for line in ci_script.splitlines()):
+                problems.append(f".ci/run does not run {wanted!r}")
     elif entry.ci_run and not any(all(word in line for word in entry.command.split())
                                   for line in ci_script.splitlines()):
         problems.append(f".ci/run has no line with every word of {entry.command!r}")

@@ -26,15 +26,18 @@ class ToxIniError(Exception):
 
 @dataclass(frozen=True)
 class ToxCommand:
-    """A ``[VAR=value ...] tox [-e ENV[,ENV]] [-- ARGS]`` command line, taken apart."""
+    """A ``[VAR=value ...] tox [p] [-e ENV[,ENV]] [-- ARGS]`` command line, taken apart."""
 
     variables: dict[str, str]
     envs: tuple[str, ...]  # empty: tox's env_list
     posargs: tuple[str, ...]
+    #: ``tox p`` (``run-parallel``): the same envs, several at a time
+    parallel: bool = False
 
 
 def parse_tox_command(command: str) -> ToxCommand:
-    """Take a shown ``tox`` command apart; any option other than ``-e`` is an error."""
+    """Take a shown ``tox`` command apart: its one subcommand may be ``p`` (``run-parallel``);
+    any option other than ``-e`` is an error."""
     words = shlex.split(command)
     variables = {}
     while words and re.match(r"^[A-Z][A-Z0-9_]*=", words[0]):
@@ -43,13 +46,16 @@ def parse_tox_command(command: str) -> ToxCommand:
     if not words or words[0] != "tox":
         raise ToxIniError(f"not a tox command: {command!r}")
     words.pop(0)
+    parallel = bool(words) and words[0] in ("p", "run-parallel")
+    if parallel:
+        words.pop(0)
     envs: list[str] = []
     while words and words[0] != "--":
         option = words.pop(0)
         if option != "-e" or not words:
             raise ToxIniError(f"{command!r}: only -e ENV and -- ARGS are understood, not {option!r}")
         envs += words.pop(0).split(",")
-    return ToxCommand(variables, tuple(envs), tuple(words[1:]))
+    return ToxCommand(variables, tuple(envs), tuple(words[1:]), parallel)
 
 
 class ToxIni:

@@ -33,10 +33,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 #: (``__pycache__`` is copied: its files are checked against their sources' times, which the
-#: copy keeps, and each command's processes compile nothing their checkout compiled already)
+#: copy keeps, and each command's processes compile nothing their checkout compiled already;
+#: not the ``*.pyc.NNN`` file a Python process writes before renaming it into place: under
+#: ``tox p`` another env's processes compile into the checkout while it is copied, and such a
+#: file listed a moment ago is gone when its turn comes)
 _LEFT_OUT = shutil.ignore_patterns(
     ".git", ".tox", "*.egg-info", "build", "dist", "reports", "_build",
-    ".hypothesis", ".mypy_cache", ".ruff_cache", ".pytest_cache")
+    ".hypothesis", ".mypy_cache", ".ruff_cache", ".pytest_cache", "*.pyc.*")
 _KEPT = ("HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "USER", "LOGNAME", "SYSTEMROOT")
 #: The programs a tox env's commands name, run with this Python (``python -m MODULE``).
 MODULES = {"pytest": "pytest", "sphinx-build": "sphinx", "mypy": "mypy", "ruff": "ruff"}

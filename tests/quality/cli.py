@@ -125,6 +125,21 @@ def certification(factory: pytest.TempPathFactory) -> SuiteRun:
                       seed=None, profile=None, outside=True)
 
 
+#: Seconds a run of an implementation that hangs or crashes may take (a clean run takes about
+#: 5 s, the looping ``mean`` of tests/faults/hang_call.py about 70 s): the bound the docs
+#: state, with room for a loaded machine. test_fault_battery and test_trust_time hold runs to it.
+FAULT_BOUND = 240.0
+
+
+def hang_run(factory: pytest.TempPathFactory) -> SuiteRun:
+    """The seeded triage run of tests/faults/hang_call.py (``mean`` loops for ever), serially,
+    its reports folder first filled with an earlier run's files: the fault battery's run of it,
+    which test_trust_time reads too (its hangs confirmed, within the bound). Made once per
+    session: each of its first three hangs costs 10 s of a spinning child."""
+    return shared_run(factory, "tests.faults.hang_call", timeout=FAULT_BOUND + 60,
+                      stale_reports=True)
+
+
 def clean_run(factory: pytest.TempPathFactory) -> SuiteRun:
     """reference_impl's seeded triage run: the clean run that several modules compare with, made
     once per session (``mutant_run``; test_mutants_certified's run of reference_impl too)."""
@@ -162,7 +177,7 @@ def _load(folder: Path, spec: dict[str, Any]) -> SuiteRun:
 def shared_run(factory: pytest.TempPathFactory, impl: str, extra: Sequence[str] = (),
                timeout: float = 1800, env_extra: dict[str, str] | None = None,
                seed: str | None = SEED, profile: str | None = PROFILE,
-               outside: bool = False) -> SuiteRun:
+               outside: bool = False, stale_reports: bool = False) -> SuiteRun:
     """``run_suite``'s run, made once per session for all the tests that ask for the same one.
 
     The same implementation, options, timeout, environment and interpreter make the same run:
@@ -171,13 +186,14 @@ def shared_run(factory: pytest.TempPathFactory, impl: str, extra: Sequence[str] 
     A run that failed or timed out is every asker's failure. Each session starts with an empty
     folder (``_session_root``), so no result of an earlier session is ever returned.
     ``outside`` runs it from a folder of the session's outside the repository, as a user
-    would, rather than from the repository's root.
+    would, rather than from the repository's root; ``stale_reports`` as for ``run_suite``.
     """
     inherited = {k: v for k, v in os.environ.items()  # the asking test's name aside
                  if not k.startswith(("PYTEST_", "TFMODE_")) and k != suite_runs.ASKER}
     spec: dict[str, Any] = {"impl": impl, "extra": [str(e) for e in extra], "timeout": timeout,
                             "env_extra": env_extra or {}, "seed": seed, "profile": profile,
-                            "python": sys.executable, "outside": outside, "environ": inherited}
+                            "python": sys.executable, "outside": outside, "environ": inherited,
+                            "stale_reports": stale_reports}
     key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
     root = _session_root(factory)
     folder = root / "shared-runs" / key
@@ -189,7 +205,7 @@ def shared_run(factory: pytest.TempPathFactory, impl: str, extra: Sequence[str] 
         if not (folder / "run.json").exists():
             workdir = Path(tempfile.mkdtemp(prefix="run-", dir=folder))
             run = run_suite(impl, workdir, extra, timeout, cwd=cwd, env_extra=env_extra,
-                            seed=seed, profile=profile)
+                            stale_reports=stale_reports, seed=seed, profile=profile)
             result = {"spec": spec, "returncode": run.returncode, "seconds": run.seconds,
                       "output": run.output, "reports": str(run.reports),
                       "survivors": list(run.survivors)}
