@@ -73,6 +73,7 @@ def test_function_names_are_as_a_user_spells_them_and_never_raise() -> None:
     assert function_name(Getter()) == "Tensor.shape.__get__"
 
 
+@pytest.mark.rule("TFM_REACH_010")
 def test_operators_of_torchs_registry_are_named_as_torch_ops_spells_them() -> None:
     """The two profiler operators torch's own record_function hands a mode (Dynamo 2.9 and 2.10
     open one for each step of a compilation): their ``__qualname__`` names a pybind11 function

@@ -21,7 +21,7 @@ import pytest
 
 from tests.faults import FAULTS
 
-from .cli import FAULT_BOUND, STALE, SuiteRun, clean_run, hang_run, run_suite
+from .cli import FAULT_BOUND, STALE, SuiteRun, clean_run, shared_run
 from .conftest import SUMMARY_KEY
 
 #: Under pytest-xdist (--dist loadgroup) this module's runs start once, on one worker: its
@@ -76,9 +76,10 @@ class _Runs:
 
     def _submit(self, key: tuple[str, str], impl: str, extra: tuple[str, ...],
                 env: dict[str, str] | None = None) -> None:
+        # shared runs: a module asking for the same one (test_trust_time, the looping mean's:
+        # cli.hang_run) reads this one, made once per session
         assert self.pool is not None
-        workdir = self.factory.mktemp("-".join(key))
-        self.futures[key] = self.pool.submit(run_suite, impl, workdir, extra, BOUND + 60,
+        self.futures[key] = self.pool.submit(shared_run, self.factory, impl, extra, BOUND + 60,
                                              env_extra=env, stale_reports=True)
 
     def get(self, key: tuple[str, str]) -> SuiteRun:
@@ -87,10 +88,7 @@ class _Runs:
             # the clean run is the one other modules compare with too: made once (cli.shared_run)
             self.futures[("clean", "serial")] = self.pool.submit(clean_run, self.factory)
             for fault, mode in RUNS:
-                if (fault, mode) == ("hang_call", "serial"):  # test_trust_time reads it too
-                    self.futures[(fault, mode)] = self.pool.submit(hang_run, self.factory)
-                else:
-                    self._submit((fault, mode), f"tests.faults.{fault}", MODES[mode])
+                self._submit((fault, mode), f"tests.faults.{fault}", MODES[mode])
             stop = ("-p", "tests.faults.stop_pytest")
             self._submit(("worker", "n2"), "reference_impl", (*stop, "-n", "2"),
                          {"FAULT_BATTERY_STOP": "worker"})
