@@ -9,6 +9,12 @@ under ``repository-ci``, the suite's ``ci`` profile (derandomized, so a CI run i
 with ``dev``'s number of examples. The suite's ``ci`` profile itself keeps its 300 for
 conformance runs; the repository's tests, under it, drew three times the examples in CI that
 they draw on a developer's machine.
+
+On the other Python versions (tox's tests-py310 ... tests-py313 set TESTS_PORTABLE) they draw
+a quarter of those examples, under ``repository-portable``: the search runs whole on the Python
+that runs tox; there the question is whether the same code gives the same answers on another
+interpreter, which a smaller sample of the same scenarios answers. Tests that name their own
+number of examples scale it the same way (tests/example_counts.py).
 """
 
 from __future__ import annotations
@@ -25,6 +31,11 @@ from conformance.session import profiles
 #: a session that starts the same run of the suite twice fails (tests/suite_runs.py)
 pytest_plugins = ["tests.xdist_groups", "tests.suite_runs"]
 
+#: Set (to anything) by the tox envs of the other Python versions.
+PORTABLE = "TESTS_PORTABLE"
+#: There the repository's property tests draw one in this many of their examples.
+PORTABLE_SHARE = 4
+
 
 def pytest_configure(config: pytest.Config) -> None:
     if plugin.suite_active(config) or config.getoption("hypothesis_profile", None):
@@ -35,10 +46,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def repository_profile() -> str:
     """The profile of the repository's own tests: the suite's default (TFMODE_PROFILE, else
-    ``dev``), but ``repository-ci`` for ``ci`` chosen by the CI variable."""
+    ``dev``), but ``repository-ci`` for ``ci`` chosen by the CI variable, and
+    ``repository-portable`` (either, with a quarter of dev's examples) where TESTS_PORTABLE is
+    set."""
     name = profiles.default_profile()
-    if name != "ci" or os.environ.get("TFMODE_PROFILE"):
+    if os.environ.get("TFMODE_PROFILE"):
         return name
-    settings.register_profile("repository-ci", parent=settings.get_profile("ci"),
-                              max_examples=settings.get_profile("dev").max_examples)
-    return "repository-ci"
+    portable = bool(os.environ.get(PORTABLE))
+    if name != "ci" and not portable:
+        return name
+    dev = settings.get_profile("dev").max_examples
+    label = "repository-portable" if portable else "repository-ci"
+    settings.register_profile(label, parent=settings.get_profile(name),
+                              max_examples=dev // PORTABLE_SHARE if portable else dev)
+    return label

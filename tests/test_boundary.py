@@ -18,6 +18,7 @@ from conformance.generate.strategies import scenarios
 from conformance.target.runner import Run
 from spec.boundary import EVERYTHING_INSIDE, Boundary
 from spec.model import Scenario
+from tests.example_counts import examples
 
 ADAPTER = NamespaceAdapter(reference_impl)
 
@@ -45,7 +46,7 @@ def _run(scenario: Scenario, boundary: Boundary) -> tuple[str, Boundary, int]:
         ADAPTER.reset()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(scenarios("2022"))
 def test_where_the_boundary_lies_changes_nothing_run_as_it_is(scenario: Scenario) -> None:
     inside, _, breaks = _run(scenario, Boundary())

@@ -23,6 +23,7 @@ from conformance.target.runner import execute
 from spec.examples import Example, load_examples
 from spec.model import Scenario, predict, scenario_from_dict, scenario_to_dict
 from spec.model.functions import FORMS
+from tests.example_counts import examples
 
 ADAPTER = NamespaceAdapter(reference_impl)
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,13 +69,13 @@ def _same_as_the_runner(scenario: Scenario) -> None:
     assert (type(error).__name__ if error else None) == raised, header
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 @given(scenarios("2022"))
 def test_snippet_reaches_the_runners_outcome(scenario: Scenario) -> None:
     check(scenario)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 @given(scenarios("2022", frozenset({"disable-subclass", "python-path", FORWARD_ADD})))
 def test_snippet_of_a_handler_that_changes_what_it_forwards_reaches_the_runners_outcome(
         scenario: Scenario) -> None:
@@ -161,7 +162,7 @@ def test_adapter_specs_get_an_adapter_driven_script() -> None:
     assert lines == describe(expected)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 @given(scenarios("stack"))
 def test_stack_generation_snippets_are_python(scenario: Scenario) -> None:
     for impl in ("torch", "my_pkg.adapters:TorchAdapter"):
