@@ -1,5 +1,6 @@
 """The repros of the root causes that the installed release's compiled expected failures name
-(compiled-causes.toml) exit 1 and print an eager and a compiled result that differ.
+(compiled-causes.toml) exit 1 and print an eager and a compiled result that differ; those it
+records an exit status for on the installed release (repro_exits) exit with it.
 
 Each entry of ``conformance/expected_failures/torch-X-compiled.toml`` records a divergence of
 ``torch.compile(fn, backend="eager")`` from eager torch X and names its root causes; a cause's
@@ -54,3 +55,26 @@ if TORCH:  # each root cause's repro, on the releases whose compiled file names 
         assert done.returncode == 1, (f"{name}: the repro exited {done.returncode}:\n"
                                       f"{done.stdout}{done.stderr}")
         assert _result(lines, "EAGER:") != _result(lines, "COMPILED:"), done.stdout
+
+
+def _recorded_exits() -> list[object]:
+    from conformance.report.causes import load_causes
+
+    release = _torch_release()
+    return [pytest.param(cause.name, cause.repro, cause.repro_exits[release], id=cause.name)
+            for cause in load_causes().values() if release in cause.repro_exits]
+
+
+if TORCH:  # what compiled-causes.toml records of a repro on a release whose file does not name it
+
+    @pytest.mark.parametrize(("name", "repro", "recorded"), _recorded_exits())
+    def test_a_recorded_repro_exit_holds_on_its_release(name: str, repro: str,
+                                                        recorded: int) -> None:
+        done = subprocess.run([sys.executable, "-c", repro], capture_output=True, text=True,
+                              timeout=TIMEOUT, check=False)
+        assert done.returncode == recorded, (
+            f"{name}: compiled-causes.toml records exit {recorded} on this release (repro_exits);"
+            f" the repro exited {done.returncode}:\n{done.stdout}{done.stderr}")
+        if recorded == 0:  # agreeing: the two lines it prints are the same
+            lines = done.stdout.splitlines()
+            assert _result(lines, "EAGER:") == _result(lines, "COMPILED:"), done.stdout

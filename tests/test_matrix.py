@@ -191,26 +191,49 @@ def test_the_evolution_page_says_when_each_compiled_divergence_appeared_and_went
     from conformance.report.causes import Cause
 
     base = json.loads((CERTIFICATES / "torch-2.13.0-compiled.json").read_text())
-    certs = [json.loads(json.dumps(base)) for _ in range(3)]
-    for cert, release in zip(certs, ("2.97.0", "2.98.0", "2.99.0"), strict=True):
+    releases = ("2.96.0", "2.97.0", "2.98.0", "2.99.0")
+    certs = [json.loads(json.dumps(base)) for _ in releases]
+    for cert, release in zip(certs, releases, strict=True):
         cert["implementation"]["release"] = release
+        cert["rules"]["TFM_ORDER_001"]["verdict"] = "pass"
     certs[0]["rules"]["TFM_ORDER_001"]["verdict"] = "expected_failure"
-    certs[1]["rules"]["TFM_ORDER_001"]["verdict"] = "pass"
-    certs[2]["rules"]["TFM_ORDER_001"]["verdict"] = "pass"
 
-    def cause(name: str, *releases: str) -> Cause:
-        return Cause(name, name, "wrong result", (), "", {r: ("TFM_ORDER_001",) for r in releases})
+    def cause(name: str, *shown: str, **exits: int) -> Cause:
+        return Cause(name, name, "wrong result", (), "", {r: ("TFM_ORDER_001",) for r in shown},
+                     {r.replace("_", "."): v for r, v in exits.items()})
 
-    told = {"old-bug": cause("old-bug", "2.97.0"), "new-bug": cause("new-bug", "2.98.0", "2.99.0"),
-            "always": cause("always", "2.97.0", "2.98.0", "2.99.0")}
-    text = evolution.render_compiled(certs, told)
-    lines = text.splitlines()
-    assert ("* :ref:`old-bug <cause-old-bug>`: holds on 2.97.0; appeared on or before 2.97.0; "
-            "gone in 2.98.0.") in lines
-    assert "* :ref:`new-bug <cause-new-bug>`: holds on 2.98.0–2.99.0; appeared in 2.98.0; not gone." in lines
-    assert ("* :ref:`always <cause-always>`: holds on 2.97.0–2.99.0; appeared on or before 2.97.0; "
-            "not gone.") in lines
-    assert "* :rule:`TFM_ORDER_001`: 2.98.0 (diverges (expected failure) → holds)." in lines
+    told = [cause("old-bug", "2.96.0", **{"2_97_0": 0}),
+            cause("unseen-later", "2.96.0", **{"2_99_0": 1}),
+            cause("gone-by", "2.96.0", **{"2_99_0": 0}),
+            cause("new-bug", "2.98.0", "2.99.0", **{"2_97_0": 0}),
+            cause("older-than-shown", "2.98.0", **{"2_96_0": 1}),
+            cause("absent-earlier", "2.98.0", **{"2_96_0": 0}),
+            cause("unchecked", "2.97.0", "2.98.0"),
+            cause("always", *releases)]
+    lines = evolution.render_compiled(certs, {c.name: c for c in told}).splitlines()
+
+    def said(name: str, text: str) -> bool:
+        return f"* :ref:`{name} <cause-{name}>`: {text}." in lines
+
+    assert said("old-bug", "shown on 2.96.0; shown on or before 2.96.0; gone in 2.97.0 (its "
+                "repro exits 0 there)")
+    # a certificate that does not show a cause is not its absence: only its repro says that
+    assert said("unseen-later", "shown on 2.96.0; shown on or before 2.96.0; not shown from "
+                "2.97.0 on, but its repro still exits 1 on 2.99.0 (no scenario there reaches it)")
+    assert said("gone-by", "shown on 2.96.0; shown on or before 2.96.0; not shown from 2.97.0 "
+                "on (its repro not run there); gone by 2.99.0 (its repro exits 0 there)")
+    assert said("new-bug", "shown on 2.98.0–2.99.0; appeared in 2.98.0 (its repro exits 0 on "
+                "2.97.0); not gone")
+    assert said("older-than-shown", "shown on 2.98.0; first shown in 2.98.0, but its repro exits "
+                "1 on 2.96.0 already (no scenario there reaches it); not shown from 2.99.0 on "
+                "(its repro not run there)")
+    assert said("absent-earlier", "shown on 2.98.0; first shown in 2.98.0; absent on 2.96.0 (its "
+                "repro exits 0 there; not run on 2.97.0); not shown from 2.99.0 on (its repro not "
+                "run there)")
+    assert said("unchecked", "shown on 2.97.0–2.98.0; first shown in 2.97.0 (its repro not run "
+                "on 2.96.0); not shown from 2.99.0 on (its repro not run there)")
+    assert said("always", "shown on 2.96.0–2.99.0; shown on or before 2.96.0; not gone")
+    assert "* :rule:`TFM_ORDER_001`: 2.97.0 (diverges (expected failure) → holds)." in lines
 
 
 def test_releases_at_a_glance_are_newest_first_with_links_and_reasons(tmp_path: Path) -> None:

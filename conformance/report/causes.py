@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -31,6 +31,7 @@ SEVERITIES = ("wrong result", "exception", "wrong arguments", "missing calls", "
 _ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _UPSTREAM = "https://github.com/pytorch/pytorch/"
 _RELEASE_FILE = re.compile(r"torch-(\d+\.\d+\.\d+)-compiled\.toml")
+_RELEASE = re.compile(r"\d+\.\d+\.\d+")
 
 
 class CausesError(Exception):
@@ -46,6 +47,9 @@ class Cause:
     repro: str
     #: release -> the rules whose compiled expected failures name this cause there
     rules: Mapping[str, tuple[str, ...]]
+    #: release -> the exit status of the repro run there, for releases whose compiled file
+    #: does not name the cause (where one does, the repro exits 1: tests/test_compiled_snippets)
+    repro_exits: Mapping[str, int] = field(default_factory=dict)
 
 
 def _text(table: Mapping[str, object], key: str, where: str) -> str:
@@ -75,7 +79,7 @@ def load_causes(folder: Path = FOLDER) -> dict[str, Cause]:
         where = f"{path.name} [{name}]"
         if not _ID.fullmatch(name) or not isinstance(entry, dict):
             raise CausesError(f"{where}: a cause is a table named in lower case with hyphens")
-        unknown = sorted(set(entry) - {"title", "severity", "upstream", "repro"})
+        unknown = sorted(set(entry) - {"title", "severity", "upstream", "repro", "repro_exits"})
         if unknown:
             raise CausesError(f"{where}: unknown key(s) {', '.join(unknown)}")
         severity = _text(entry, "severity", where)
@@ -92,11 +96,27 @@ def load_causes(folder: Path = FOLDER) -> dict[str, Cause]:
         rules = {release: tuple(sorted(rules_of[name]))
                  for release, rules_of in named.items() if name in rules_of}
         causes[name] = Cause(name, _text(entry, "title", where), severity, tuple(upstream),
-                             repro + "\n", rules)
+                             repro + "\n", rules, _repro_exits(entry, rules, where))
     unused = sorted(name for name, cause in causes.items() if not cause.rules)
     if unused:
         raise CausesError(f"{CAUSES_FILE}: no compiled expected failure names {', '.join(unused)}")
     return causes
+
+
+def _repro_exits(entry: Mapping[str, object], rules: Mapping[str, object],
+                 where: str) -> dict[str, int]:
+    """``repro_exits``: release -> 0 or 1, each a release whose compiled file does not name
+    the cause (where one does, its repro must exit 1 and is run to show it)."""
+    exits = entry.get("repro_exits", {})
+    if not isinstance(exits, dict) or not all(
+            isinstance(r, str) and _RELEASE.fullmatch(r) and v in (0, 1) and isinstance(v, int)
+            for r, v in exits.items()):
+        raise CausesError(f"{where}: repro_exits must map releases (X.Y.Z) to 0 or 1")
+    named = sorted(set(exits) & set(rules))
+    if named:
+        raise CausesError(f"{where}: repro_exits names {', '.join(named)}, whose compiled file "
+                          "names the cause (its repro exits 1 there)")
+    return {r: int(v) for r, v in exits.items()}
 
 
 def _release_causes(folder: Path) -> dict[str, dict[str, list[str]]]:

@@ -93,27 +93,65 @@ def render_evolution(certificates: Sequence[Mapping[str, Any]], expected_dir: Pa
     return text
 
 
+def _first(cause: Any, held: list[str], order: list[str]) -> str:
+    """How the cause began, as far as the releases before its first certificate say."""
+    before = order[:order.index(held[0])]
+    if not before:
+        return f"shown on or before {held[0]}"
+    exits: Mapping[str, int] = cause.repro_exits
+    if exits.get(before[-1]) == 0:
+        return f"appeared in {held[0]} (its repro exits 0 on {before[-1]})"
+    earlier = [r for r in before if exits.get(r) == 1]
+    if earlier:
+        return (f"first shown in {held[0]}, but its repro exits 1 on {spans(earlier, order)} "
+                "already (no scenario there reaches it)")
+    absent = [r for r in before if exits.get(r) == 0]
+    if absent:
+        return (f"first shown in {held[0]}; absent on {absent[-1]} (its repro exits 0 there; "
+                f"not run on {before[-1]})")
+    return f"first shown in {held[0]} (its repro not run on {before[-1]})"
+
+
+def _last(cause: Any, held: list[str], order: list[str]) -> str:
+    """How the cause ended, as far as the releases after its last certificate say."""
+    after = order[order.index(held[-1]) + 1:]
+    if not after:
+        return "not gone"
+    exits: Mapping[str, int] = cause.repro_exits
+    if exits.get(after[0]) == 0:
+        return f"gone in {after[0]} (its repro exits 0 there)"
+    later = [r for r in after if exits.get(r) == 1]
+    if later:
+        return (f"not shown from {after[0]} on, but its repro still exits 1 on "
+                f"{spans(later, order)} (no scenario there reaches it)")
+    gone = [r for r in after if exits.get(r) == 0]
+    if gone:
+        return (f"not shown from {after[0]} on (its repro not run there); gone by {gone[0]} "
+                "(its repro exits 0 there)")
+    return f"not shown from {after[0]} on (its repro not run there)"
+
+
 def render_compiled(compiled: Sequence[Mapping[str, Any]], causes: Mapping[str, Any]) -> str:
     """When each compiled divergence appeared and went away: each root cause with the releases
-    checked under torch.compile where it holds (those whose compiled expected failures name
-    it), then the rules whose compiled verdict changed from one such release to the next."""
+    checked under torch.compile whose certificates show it (those whose compiled expected
+    failures name it), where it was first and last shown, and what its repro gives on the
+    releases around them where it was run (``repro_exits``), then the rules whose compiled
+    verdict changed from one such release to the next."""
     order = [release_of(c) for c in compiled]
     lines = ["Under torch.compile", "-------------------", "",
              f"Releases checked under ``torch.compile``, oldest first: {', '.join(order)}. Each "
-             "root cause of a compiled divergence (:doc:`compiled-causes`): the releases among "
-             "those it holds on, the first of them, and the release where it went away. A cause "
-             f"that holds on {order[0]} may be older: no earlier release is checked compiled "
-             "here.", ""]
+             "root cause of a compiled divergence (:doc:`compiled-causes`): the releases whose "
+             "certificates show it (their compiled expected failures name it, and its repro "
+             "exits 1 there), and, before the first and after the last of them, whether it "
+             "was absent or only unseen: a certificate shows a cause only where a scenario "
+             "reaches it, so where its repro was run on a release whose certificate does not "
+             "show it, what the repro gave is said. A cause shown on "
+             f"{order[0]} may be older: no earlier release is checked compiled here.", ""]
     for name, cause in causes.items():
         held = [r for r in order if r in cause.rules]
-        if not held:
-            continue
-        first = order.index(held[0])
-        appeared = f"on or before {held[0]}" if first == 0 else f"in {held[0]}"
-        after = order[order.index(held[-1]) + 1:]
-        gone = f"gone in {after[0]}" if after else "not gone"
-        lines += [f"* :ref:`{name} <cause-{name}>`: holds on {spans(held, order)}; appeared "
-                  f"{appeared}; {gone}.", ""]
+        if held:
+            lines += [f"* :ref:`{name} <cause-{name}>`: shown on {spans(held, order)}; "
+                      f"{_first(cause, held, order)}; {_last(cause, held, order)}.", ""]
     changed = []
     for rule in load_catalogue().rules:
         verdicts = [c["rules"].get(rule.id, {}).get("verdict", "absent") for c in compiled]
