@@ -184,7 +184,7 @@ def test_a_compiled_certificate_is_its_own_column_and_not_a_release(tmp_path: Pa
     eager, under_compile = (tmp_path / matrix.EVOLUTION).read_text().split("Under torch.compile\n", 1)
     assert "compiled" not in eager  # the eager view counts no compiled certificate as a release
     assert ("Releases checked under ``torch.compile``, oldest first: "
-            "2.5.1, 2.7.1, 2.8.0, 2.9.1, 2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1.") in under_compile
+            "2.5.1, 2.6.0, 2.7.1, 2.8.0, 2.9.1, 2.10.0, 2.11.0, 2.12.1, 2.13.0, 2.14.1.") in under_compile
 
 
 def test_the_evolution_page_says_when_each_compiled_divergence_appeared_and_went_away() -> None:
