@@ -47,6 +47,22 @@ def test_the_markdown_has_one_section_per_cause_with_its_repro() -> None:
         assert f"## {cause.title}\n" in text
 
 
+def test_a_cause_holds_where_its_repro_exits_1_even_where_no_scenario_shows_it() -> None:
+    """The report names the releases whose compiled files name a cause and, marked, those where
+    only its recorded repro run exits 1; a recorded 0 is said apart, never as holding."""
+    from conformance.report.causes import Cause
+
+    cause = Cause("c", "A title", "exception", (), "print('EAGER:', 1)\n", {"2.9.1": ("R",),
+                  "2.10.0": ("R",)}, {"2.8.0": 1, "2.13.0": 0, "2.11.0": 1})
+    text = markdown({"c": cause})
+    assert ("- **Holds on:** torch 2.8.0 (repro only), 2.9.1, 2.10.0, 2.11.0 (repro only)"
+            in text.splitlines())
+    assert "- **Repro exits 0 on:** torch 2.13.0" in text.splitlines()
+    assert "| **Repro exits 0 on:** torch 2.13.0" in rst({"c": cause}).splitlines()
+    plain = Cause("d", "B", "exception", (), "x\n", {"2.9.1": ("R",)}, {})
+    assert "Repro exits 0" not in markdown({"d": plain})
+
+
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     # every compiled file: a cause only an older release names is in use, as in the repository
@@ -75,6 +91,8 @@ def _edit(path: Path, old: str, new: str) -> None:
     ("compiled-causes.toml", "[kwargs-empty-dict]", "[kwargs-empty-dict]\nextra = 1", "unknown key(s) extra"),
     ("compiled-causes.toml", "upstream = []", 'upstream = ["https://example.org/x"]', "upstream must be"),
     ("compiled-causes.toml", 'repro_exits = { "2.7.1" = 1, "2.8.0" = 1 }', 'repro_exits = { "2.8.0" = 2 }',
+     "repro_exits must map releases (X.Y.Z) to 0 or 1"),
+    ("compiled-causes.toml", 'repro_exits = { "2.7.1" = 1, "2.8.0" = 1 }', 'repro_exits = { "2.8.0" = true }',
      "repro_exits must map releases (X.Y.Z) to 0 or 1"),
     ("compiled-causes.toml", 'repro_exits = { "2.7.1" = 1, "2.8.0" = 1 }', 'repro_exits = { "latest" = 1 }',
      "repro_exits must map releases (X.Y.Z) to 0 or 1"),

@@ -37,6 +37,12 @@ def _result(lines: list[str], prefix: str) -> str:
     return found[0]
 
 
+def _run(repro: str) -> subprocess.CompletedProcess[str]:
+    """``repro`` run in a fresh interpreter."""
+    return subprocess.run([sys.executable, "-c", repro], capture_output=True, text=True,
+                          timeout=TIMEOUT, check=False)
+
+
 def _repros() -> list[object]:
     from conformance.report.causes import load_causes
 
@@ -49,8 +55,7 @@ if TORCH:  # each root cause's repro, on the releases whose compiled file names 
 
     @pytest.mark.parametrize(("name", "repro"), _repros())
     def test_each_cause_s_repro_exits_1_with_differing_lines(name: str, repro: str) -> None:
-        done = subprocess.run([sys.executable, "-c", repro], capture_output=True, text=True,
-                              timeout=TIMEOUT, check=False)
+        done = _run(repro)
         lines = done.stdout.splitlines()
         assert done.returncode == 1, (f"{name}: the repro exited {done.returncode}:\n"
                                       f"{done.stdout}{done.stderr}")
@@ -70,8 +75,7 @@ if TORCH:  # what compiled-causes.toml records of a repro on a release whose fil
     @pytest.mark.parametrize(("name", "repro", "recorded"), _recorded_exits())
     def test_a_recorded_repro_exit_holds_on_its_release(name: str, repro: str,
                                                         recorded: int) -> None:
-        done = subprocess.run([sys.executable, "-c", repro], capture_output=True, text=True,
-                              timeout=TIMEOUT, check=False)
+        done = _run(repro)
         assert done.returncode == recorded, (
             f"{name}: compiled-causes.toml records exit {recorded} on this release (repro_exits);"
             f" the repro exited {done.returncode}:\n{done.stdout}{done.stderr}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -49,7 +49,7 @@ class Cause:
     rules: Mapping[str, tuple[str, ...]]
     #: release -> the exit status of the repro run there, for releases whose compiled file
     #: does not name the cause (where one does, the repro exits 1: tests/test_compiled_snippets)
-    repro_exits: Mapping[str, int] = field(default_factory=dict)
+    repro_exits: Mapping[str, int]
 
 
 def _text(table: Mapping[str, object], key: str, where: str) -> str:
@@ -109,14 +109,14 @@ def _repro_exits(entry: Mapping[str, object], rules: Mapping[str, object],
     the cause (where one does, its repro must exit 1 and is run to show it)."""
     exits = entry.get("repro_exits", {})
     if not isinstance(exits, dict) or not all(
-            isinstance(r, str) and _RELEASE.fullmatch(r) and v in (0, 1) and isinstance(v, int)
+            isinstance(r, str) and _RELEASE.fullmatch(r) and type(v) is int and v in (0, 1)
             for r, v in exits.items()):
         raise CausesError(f"{where}: repro_exits must map releases (X.Y.Z) to 0 or 1")
     named = sorted(set(exits) & set(rules))
     if named:
         raise CausesError(f"{where}: repro_exits names {', '.join(named)}, whose compiled file "
                           "names the cause (its repro exits 1 there)")
-    return {r: int(v) for r, v in exits.items()}
+    return dict(exits)
 
 
 def _release_causes(folder: Path) -> dict[str, dict[str, list[str]]]:
@@ -149,8 +149,21 @@ def _version(name: str) -> tuple[int, ...]:
     return tuple(int(p) for p in match.group(1).split(".")) if match else ()
 
 
+def _by_version(releases: set[str]) -> list[str]:
+    return sorted(releases, key=lambda r: tuple(int(p) for p in r.split(".")))
+
+
 def _releases(cause: Cause) -> str:
-    return ", ".join(cause.rules)
+    """Where the cause holds: the releases whose compiled file names it, and those where only
+    its repro was run and exits 1 (marked: no certified scenario there reaches it)."""
+    shown = set(cause.rules)
+    seen = shown | {r for r, status in cause.repro_exits.items() if status == 1}
+    return ", ".join(r if r in shown else f"{r} (repro only)" for r in _by_version(seen))
+
+
+def _absent(cause: Cause) -> list[str]:
+    """The releases where its repro was run and exits 0."""
+    return _by_version({r for r, status in cause.repro_exits.items() if status == 0})
 
 
 def _rules(cause: Cause) -> list[str]:
@@ -169,6 +182,8 @@ def markdown(causes: Mapping[str, Cause]) -> str:
                   f"- **Severity:** {cause.severity}",
                   f"- **Rules it fails in the suite:** {', '.join(_rules(cause))}",
                   f"- **Holds on:** torch {_releases(cause)}",
+                  *([f"- **Repro exits 0 on:** torch {', '.join(_absent(cause))}"]
+                    if _absent(cause) else []),
                   f"- **Upstream:** {'; '.join(cause.upstream) if cause.upstream else 'none found'}",
                   "", "```python", cause.repro.strip("\n"), "```", ""]
     return "\n".join(lines)
@@ -191,6 +206,8 @@ def rst(causes: Mapping[str, Cause]) -> str:
                   f"| **Severity:** {cause.severity}",
                   f"| **Rules it fails in the suite:** {', '.join(f':rule:`{r}`' for r in _rules(cause))}",
                   f"| **Holds on:** torch {_releases(cause)}",
+                  *([f"| **Repro exits 0 on:** torch {', '.join(_absent(cause))}"]
+                    if _absent(cause) else []),
                   f"| **Upstream:** {upstream}",
                   "", ".. code-block:: python", ""]
         lines += [f"   {line}" if line else "" for line in cause.repro.strip("\n").splitlines()]
