@@ -7,7 +7,7 @@ from dataclasses import replace
 from conformance.judge.comparison import attribute
 from spec.model import predict, scenario_from_dict
 from spec.model.stack import predict_stack
-from spec.model.trace import Message, Raised, Returned, Settled, Trace, WarningEmitted
+from spec.model.trace import Installed, Message, Raised, Returned, Settled, Trace, WarningEmitted
 
 # Found by certifying torch 1.13.1: x - y with a subclass whose plain-method handler raises a
 # TypeError. torch turns the TypeError into NotImplemented (TFM_SYNTAX_002), Python tries
@@ -94,3 +94,71 @@ def test_a_value_where_a_handlers_exception_should_end_an_operator_is_the_operat
     assert isinstance(expected.outcome, Raised) and "TFM_ERROR_005" in expected.outcome.rules
     observed = replace(expected, outcome=Returned(None, ()))
     assert attribute(scenario, expected, observed, {}) == ("TFM_SYNTAX_002",)
+
+
+# Found by certifying torch 2.13.0 under torch.compile: with a classmethod mode entered before
+# the compiled function is called, the compiled function raises the mode's RuntimeError before
+# any of its own steps (eager raises it at the dispatch). The exception came too early: the
+# rules of the exception, not those of the first step it cut short.
+EARLY = scenario_from_dict({**CLASSMETHOD_MODE, "setup": [{"enter": "C"}, {"enter": "C"}],
+                            "call": {"func": "neg", "args": ["plain"]}})
+
+
+def _cut_after(expected: Trace, kept: int, outcome: Raised | None = None) -> Trace:
+    return replace(expected, events=expected.events[:kept],
+                   outcome=expected.outcome if outcome is None else outcome)
+
+
+def test_the_predicted_exception_raised_early_is_the_exceptions_divergence() -> None:
+    expected = predict_stack(EARLY)
+    assert isinstance(expected.outcome, Raised) and expected.outcome.rules == ("TFM_STACK_008",)
+    entered = [i for i, e in enumerate(expected.events) if isinstance(e, Installed)]
+    assert len(entered) == 2
+    for kept in range(len(expected.events)):  # wherever it is cut short, before its dispatch
+        assert attribute(EARLY, expected, _cut_after(expected, kept), {}) == ("TFM_STACK_008",), kept
+    # the second with block's entering, which the early exception cut short, carries its own rules
+    assert "TFM_STACK_004" in expected.events[entered[1]].rules
+
+
+def test_another_exception_early_is_the_missing_steps_divergence() -> None:
+    expected = predict_stack(EARLY)
+    second = [i for i, e in enumerate(expected.events) if isinstance(e, Installed)][1]
+    other = Raised("RecursionError", Message(("maximum recursion depth exceeded",)))
+    blamed = attribute(EARLY, expected, _cut_after(expected, second, other), {})
+    assert blamed == expected.events[second].rules and "TFM_STACK_004" in blamed
+
+
+def test_an_early_exception_with_another_text_is_the_missing_steps_divergence() -> None:
+    expected = predict_stack(EARLY)
+    assert isinstance(expected.outcome, Raised)
+    second = [i for i, e in enumerate(expected.events) if isinstance(e, Installed)][1]
+    other = Raised(expected.outcome.exc_type, Message(("some other text",)))
+    assert attribute(EARLY, expected, _cut_after(expected, second, other), {}) == (
+        expected.events[second].rules)
+
+
+# A mode that hands back what it forwarded gives no answer of its own: a wrong value is the
+# forwarded call's divergence (found in torch 2.13.0 under torch.compile, where the guard of
+# DisableTorchFunctionSubclass is dropped from the graph and the subclass answers the forwarded
+# call), while a mode that changes what it forwards answers for itself (TFM_ORDER_002).
+def _value_rules(behaviour: object) -> tuple[str, ...]:
+    scenario = scenario_from_dict({
+        "generation": "stack",
+        "classes": [{"name": "S", "behaviour": {"return": 1}}],
+        "modes": [{"name": "M", "behaviour": behaviour}],
+        "setup": [{"disable": "subclass"}, {"enter": "M"}],
+        "call": {"func": "neg", "args": ["S"]},
+    })
+    outcome = predict(scenario).outcome
+    assert isinstance(outcome, Returned)
+    return outcome.rules
+
+
+def test_a_forwarding_modes_value_is_the_forwarded_calls() -> None:
+    rules = _value_rules("forward")
+    assert "TFM_DISABLE_001" in rules and "TFM_ORDER_002" not in rules
+
+
+def test_a_mode_that_changes_what_it_forwards_answers_for_itself() -> None:
+    assert "TFM_ORDER_002" in _value_rules({"add": 100})
+    assert "TFM_ORDER_002" in _value_rules({"return": 3})

@@ -24,7 +24,7 @@ from spec.model.trace import (
     WarningEmitted,
 )
 
-from .compare import Naming, differing_field, differing_part, event_matches
+from .compare import Naming, differing_field, differing_part, event_matches, outcome_differs
 
 #: What ends a syntactic operator's expression at the exception of one of its handlers.
 _OPERATOR_END = "TFM_SYNTAX_002"
@@ -124,6 +124,23 @@ def outcome_rules(expected: Outcome, observed: Outcome, naming: Naming) -> tuple
         if rules:
             return rules
     return expected.rules
+
+
+def early_raise_rules(expected: Trace, observed: Trace, index: int,
+                     naming: Naming) -> tuple[str, ...]:
+    """The rules of the predicted exception, where the observation raised it before the steps
+    the prediction puts ahead of it (every event from ``index`` on missing, the outcome the
+    predicted exception with its text); empty otherwise.
+
+    The exception came too early: that is the divergence of the rules that say when it comes,
+    not of the steps it cut short (a with block never entered because the call raised first).
+    """
+    outcome = expected.outcome
+    if index < len(observed.events) or not isinstance(outcome, Raised):
+        return ()
+    if outcome_differs(outcome, observed.outcome, naming):
+        return ()
+    return outcome.rules
 
 
 def _no_handler_rules(expected: Trace, index: int) -> tuple[str, ...]:

@@ -28,7 +28,7 @@ from spec.model.trace import (
     Unlisted,
 )
 
-from .attribution import event_rules, leak_rules, outcome_rules
+from .attribution import early_raise_rules, event_rules, leak_rules, outcome_rules
 from .compare import Naming, align, differing_field, first_divergence, outcome_differs, unexplained
 
 __all__ = ["Comparison", "Difference", "attribute", "compare_traces"]
@@ -111,8 +111,9 @@ def compare_traces(scenario: Scenario | None, expected: Trace, observed: Trace,
         index, exp, obs = divergence
         field = (differing_field(exp, obs, naming)
                  if isinstance(exp, HandlerRun) and isinstance(obs, HandlerRun) else None)
-        found.append(Difference("event", event_rules(aligned, index, exp, obs, naming, field),
-                                exp, obs, index, field))
+        rules = (early_raise_rules(aligned, observed, index, naming) if obs is None else ()) or (
+            event_rules(aligned, index, exp, obs, naming, field))
+        found.append(Difference("event", rules, exp, obs, index, field))
     # Each call nobody but the implementation made, in the order they came: before the event
     # that differs, or after it (an expected failure may excuse the first and not the next).
     extras = [Difference("unlisted", (UNLISTED_RULE,), None, extra, extra.at)

@@ -186,7 +186,13 @@ class ScenarioObjects:
         def pyfunc(*values: Any, **keywords: Any) -> Any:
             run = RUNS[key]
             decl = run.pydecls[fname]
-            bound = dict(zip(decl.names, values, strict=False)) | keywords
+            # A plain loop, not zip(): Dynamo 2.5 to 2.9 cannot trace zip(..., strict=False) and
+            # would break the graph here, a break of the suite's own making.
+            bound: dict[str, Any] = {}
+            for i, value in enumerate(values):
+                if i < len(decl.names):
+                    bound[decl.names[i]] = value
+            bound.update(keywords)
             relevant: list[Any] = []
             for name in decl.relevant:
                 if name.startswith("*"):
@@ -347,7 +353,10 @@ class ScenarioObjects:
     def _ident(self, obj: Any) -> str:
         """The name of an object the suite made for the call (``x0``...), ``"?"`` for another."""
         if self.by_identity:  # no id() under torch.compile (see _func_name)
-            return next((name for made, name in self.made if made is obj), "?")
+            for made, name in self.made:  # a loop: Dynamo up to 2.8 cannot trace next(g, None)
+                if made is obj:
+                    return name
+            return "?"
         return self.idents.get(id(obj), "?")
 
     def _func_name(self, func: Any) -> str:
@@ -358,7 +367,13 @@ class ScenarioObjects:
             # own making; and id() of a callable Dynamo made without a source (the one an
             # operator such as -x or x[k] hands a handler) is a compile-time value of its own
             # that matches no id of the run. An identity check is what Dynamo can trace.
-            known = next((name for other, name in self.handed if func is other), None)
+            # A loop, not next(generator, None): Dynamo up to 2.8 traces next() with one
+            # argument only, and breaking the graph here would run the handler eagerly.
+            known: str | None = None
+            for other, name in self.handed:
+                if func is other:
+                    known = name
+                    break
         else:
             known = self.funcs.get(id(func))
         if known is None:

@@ -99,7 +99,10 @@ class Dispatch(Handlers):
         if mode is not None:  # TFM_ORDER_001: the mode first
             result = self.call_mode(mode, h)
             if result is not NOTIMPL:  # TFM_ORDER_002
-                self.value_rules.add("TFM_ORDER_002")
+                if not self.passes_through(mode, h):
+                    # A mode that hands back what it forwarded gives no answer of its own: the
+                    # value is the forwarded call's, whose rules decide it.
+                    self.value_rules.add("TFM_ORDER_002")
                 return result
             self._note("the mode returned NotImplemented: overloaded arguments are tried",
                        "TFM_NOTIMPL_001", "TFM_NOTIMPL_004")

@@ -76,6 +76,16 @@ class Handlers(SetupSteps):
         finally:
             self.current = saved  # TFM_REENTRY_002/003
 
+    def passes_through(self, mode: ModeRef, h: Handler) -> bool:
+        """Whether ``mode``'s answer for ``h`` is the value of the call it forwards, unchanged
+        (a value that only a wrong forwarded call can make wrong)."""
+        if mode.kind == "base":
+            return True
+        if mode.kind == "cls":
+            return False
+        decl = self.sc.mode_named(mode.name)
+        return decl is not None and isinstance(decl.behaviour.action_for(h.func), Forward)
+
     def _who_rules(self, mode: ModeRef, h: Handler) -> tuple[str, ...]:
         rules = ["TFM_ORDER_001", *self.installed_by.get(mode, ())]
         info = info_of(h.func)
