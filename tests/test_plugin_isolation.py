@@ -74,6 +74,9 @@ def test_leaks_hangs_and_recursion_fail_only_their_test(pytester: pytest.Pyteste
     assert verdicts(cert) == {"TFM_REENTRY_002": "fail", "TFM_REENTRY_003": "fail",
                               "TFM_REENTRY_004": "fail", "TFM_REENTRY_005": "pass",
                               "TFM_REENTRY_007": "fail"}
+    # the option's value is recorded as the number it is (the schema refused the text "2")
+    validate_certificate(cert)
+    assert cert["evidence"]["invocation"]["rule_timeout"] == 2.0
     rules = cert["rules"]
     assert rules["TFM_REENTRY_002"]["failures"][0]["message"] == (
         "implementation leaked state: mode <test_toy.test_leaks.<locals>.Left object at 0x…> "

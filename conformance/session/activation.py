@@ -121,7 +121,7 @@ def _invocation(config: pytest.Config, state: RunState, impl_path: list[str]) ->
         "compile": bool(config.getoption("tfmode_compile")),
         "hypothesis_profile": given or (None if state.certify else profiles.default_profile()),
         "seed": None if seed is None else _seed_text(seed),
-        "rule_timeout": config.getoption("tfmode_timeout"),
+        "rule_timeout": None if config.getoption("tfmode_timeout") is None else _timeout(config),
         "rules": config.getoption("tfmode_rules"),
         "exhaustive": _exhaustive_given(config),
         "keyword": str(getattr(config.option, "keyword", "") or ""),
