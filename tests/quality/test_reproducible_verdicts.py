@@ -1,7 +1,7 @@
 """Verdicts do not depend on luck: dev runs with different seeds and ``--certify`` runs give every
 rule the same verdict, for reference_impl and for a broken implementation.
 
-The repository's tests make five seeded runs and one certification of each; ``tox -e
+The repository's tests make three seeded runs and one certification of each; ``tox -e
 reproducibility`` (``REPRODUCIBILITY_RUNS=full``) makes fifteen and three.
 """
 
@@ -25,7 +25,7 @@ FULL = os.environ.get("REPRODUCIBILITY_RUNS") == "full"
 #: made once per session (cli.shared_run), and so is reference_impl's first certification
 #: (cli.certification, which test_randomness reads too). The other certifications are made
 #: afresh, each its own.
-SEEDS = [str(n) for n in range(15 if FULL else 5)]
+SEEDS = [str(n) for n in range(15 if FULL else 3)]
 CERTIFY_RUNS = 3 if FULL else 1
 #: reference_impl, and a mutant whose one bug (the mode's own type in ``types``) generated
 #: scenarios meet often and explicit examples meet too.
