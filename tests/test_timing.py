@@ -20,16 +20,6 @@ from conformance.sandbox.timing import (
 )
 
 
-def _loop(adapter: object) -> None:
-    while True:
-        pass
-
-
-def _nap(adapter: object, seconds: float) -> str:
-    time.sleep(seconds)
-    return "awake"
-
-
 @pytest.fixture
 def impl() -> Iterator[SandboxedImplementation]:
     implementation = SandboxedImplementation("reference_impl")
@@ -38,12 +28,12 @@ def impl() -> Iterator[SandboxedImplementation]:
 
 
 def _loop_once(impl: SandboxedImplementation, seconds: float) -> object:
-    return confirmed(lambda s: impl.call("tests.test_timing:_loop", seconds=s, during="looping"),
+    return confirmed(lambda s: impl.call("tests.timing_targets:loop", seconds=s, during="looping"),
                      impl, seconds, "looping")
 
 
 def _nap_once(impl: SandboxedImplementation, nap: float, seconds: float) -> object:
-    return confirmed(lambda s: impl.call("tests.test_timing:_nap", nap, seconds=s, during="napping"),
+    return confirmed(lambda s: impl.call("tests.timing_targets:nap", nap, seconds=s, during="napping"),
                      impl, seconds, "napping")
 
 
@@ -78,9 +68,9 @@ def test_only_a_confirmed_hang_fails_and_a_known_hanger_costs_what_it_did(
     else:
         assert "nor within 2 s when re-run" in message, message
     # ... but one that waits (blocked, or starved of the CPU) is re-run, and may answer then. The
-    # hang replaced the child: a first short nap, unlimited, makes it import this module (pytest
-    # with it, 0.3 s of CPU on Python 3.13), so the timed nap's CPU time is the nap's alone.
-    assert impl.call("tests.test_timing:_nap", 0.0, seconds=60.0, during="napping") == "awake"
+    # hang replaced the child: a first short nap, unlimited, makes it import the targets' module,
+    # so the timed nap's CPU time is the nap's alone.
+    assert impl.call("tests.timing_targets:nap", 0.0, seconds=60.0, during="napping") == "awake"
     assert _nap_once(impl, 0.8, 0.5) == "awake"
 
 
