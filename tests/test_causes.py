@@ -90,13 +90,13 @@ def _edit(path: Path, old: str, new: str) -> None:
      "the repro must print EAGER: and COMPILED: and exit"),
     ("compiled-causes.toml", "[kwargs-empty-dict]", "[kwargs-empty-dict]\nextra = 1", "unknown key(s) extra"),
     ("compiled-causes.toml", "upstream = []", 'upstream = ["https://example.org/x"]', "upstream must be"),
-    ("compiled-causes.toml", 'repro_exits = { "2.7.1" = 1, "2.8.0" = 1 }', 'repro_exits = { "2.8.0" = 2 }',
+    ("compiled-causes.toml", 'repro_exits = { "2.8.0" = 1 }', 'repro_exits = { "2.8.0" = 2 }',
      "repro_exits must map releases (X.Y.Z) to 0 or 1"),
-    ("compiled-causes.toml", 'repro_exits = { "2.7.1" = 1, "2.8.0" = 1 }', 'repro_exits = { "2.8.0" = true }',
+    ("compiled-causes.toml", 'repro_exits = { "2.8.0" = 1 }', 'repro_exits = { "2.8.0" = true }',
      "repro_exits must map releases (X.Y.Z) to 0 or 1"),
-    ("compiled-causes.toml", 'repro_exits = { "2.7.1" = 1, "2.8.0" = 1 }', 'repro_exits = { "latest" = 1 }',
+    ("compiled-causes.toml", 'repro_exits = { "2.8.0" = 1 }', 'repro_exits = { "latest" = 1 }',
      "repro_exits must map releases (X.Y.Z) to 0 or 1"),
-    ("compiled-causes.toml", 'repro_exits = { "2.7.1" = 1, "2.8.0" = 1 }', 'repro_exits = { "2.13.0" = 1 }',
+    ("compiled-causes.toml", 'repro_exits = { "2.8.0" = 1 }', 'repro_exits = { "2.13.0" = 1 }',
      "repro_exits names 2.13.0, whose compiled file names the cause"),
 ])
 def test_a_bad_file_is_one_line(folder: Path, file: str, old: str, new: str, message: str) -> None:
