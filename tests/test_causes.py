@@ -90,13 +90,15 @@ def _edit(path: Path, old: str, new: str) -> None:
      "the repro must print EAGER: and COMPILED: and exit"),
     ("compiled-causes.toml", "[kwargs-empty-dict]", "[kwargs-empty-dict]\nextra = 1", "unknown key(s) extra"),
     ("compiled-causes.toml", "upstream = []", 'upstream = ["https://example.org/x"]', "upstream must be"),
-    ("compiled-causes.toml", 'repro_exits = { "2.7.1" = 1 }', 'repro_exits = { "2.8.0" = 2 }',
+    # kwargs-empty-dict records no exit (every release whose file could name it does): each row
+    # gives it one
+    ("compiled-causes.toml", "[kwargs-empty-dict]\n", '[kwargs-empty-dict]\nrepro_exits = { "2.8.0" = 2 }\n',
      "repro_exits must map releases (X.Y.Z) to 0 or 1"),
-    ("compiled-causes.toml", 'repro_exits = { "2.7.1" = 1 }', 'repro_exits = { "2.8.0" = true }',
+    ("compiled-causes.toml", "[kwargs-empty-dict]\n", '[kwargs-empty-dict]\nrepro_exits = { "2.8.0" = true }\n',
      "repro_exits must map releases (X.Y.Z) to 0 or 1"),
-    ("compiled-causes.toml", 'repro_exits = { "2.7.1" = 1 }', 'repro_exits = { "latest" = 1 }',
+    ("compiled-causes.toml", "[kwargs-empty-dict]\n", '[kwargs-empty-dict]\nrepro_exits = { "latest" = 1 }\n',
      "repro_exits must map releases (X.Y.Z) to 0 or 1"),
-    ("compiled-causes.toml", 'repro_exits = { "2.7.1" = 1 }', 'repro_exits = { "2.13.0" = 1 }',
+    ("compiled-causes.toml", "[kwargs-empty-dict]\n", '[kwargs-empty-dict]\nrepro_exits = { "2.13.0" = 1 }\n',
      "repro_exits names 2.13.0, whose compiled file names the cause"),
 ])
 def test_a_bad_file_is_one_line(folder: Path, file: str, old: str, new: str, message: str) -> None:
