@@ -94,7 +94,8 @@ def _edit(path: Path, old: str, new: str) -> None:
     # gives it one
     ("compiled-causes.toml", "[kwargs-empty-dict]\n", '[kwargs-empty-dict]\nrepro_exits = { "2.8.0" = 2 }\n',
      "repro_exits must map releases (X.Y.Z) to 0 or 1"),
-    ("compiled-causes.toml", "[kwargs-empty-dict]\n", '[kwargs-empty-dict]\nrepro_exits = { "2.8.0" = true }\n',
+    ("compiled-causes.toml", "[kwargs-empty-dict]\n",
+     '[kwargs-empty-dict]\nrepro_exits = { "2.8.0" = true }\n',
      "repro_exits must map releases (X.Y.Z) to 0 or 1"),
     ("compiled-causes.toml", "[kwargs-empty-dict]\n", '[kwargs-empty-dict]\nrepro_exits = { "latest" = 1 }\n',
      "repro_exits must map releases (X.Y.Z) to 0 or 1"),
