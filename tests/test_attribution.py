@@ -162,3 +162,17 @@ def test_a_forwarding_modes_value_is_the_forwarded_calls() -> None:
 def test_a_mode_that_changes_what_it_forwards_answers_for_itself() -> None:
     assert "TFM_ORDER_002" in _value_rules({"add": 100})
     assert "TFM_ORDER_002" in _value_rules({"return": 3})
+
+
+def test_a_forwarding_mode_whose_forwarded_call_runs_the_kernel_answers_for_itself() -> None:
+    # Nothing past the mode decides the value (the kernel runs on a plain tensor), so the value
+    # is the mode's answer: TFM_ORDER_002, not the catch-all of a call no handler answered.
+    scenario = scenario_from_dict({
+        "generation": "stack",
+        "modes": [{"name": "M", "behaviour": "forward"}],
+        "setup": [{"enter": "M"}],
+        "call": {"func": "neg", "args": ["plain"]},
+    })
+    outcome = predict(scenario).outcome
+    assert isinstance(outcome, Returned)
+    assert outcome.rules == ("TFM_ORDER_002",)

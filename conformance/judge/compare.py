@@ -189,6 +189,16 @@ def differing_field(expected: HandlerRun, observed: HandlerRun, naming: Naming) 
     return next((f for f in FIELDS if not event_matches(expected, observed, naming, only=f)), None)
 
 
+def reordered(expected: HandlerRun, observed: HandlerRun) -> bool:
+    """Whether ``observed`` is another overloaded argument's handler of the same dispatch, run
+    where ``expected``'s should: the same function, the same types in another order, and a
+    handler that the types name (the implementation ordered the arguments differently)."""
+    return (expected.role != "mode" and observed.role != "mode" and expected.who != observed.who
+            and observed.who in expected.types and expected.func == observed.func
+            and expected.types != observed.types
+            and sorted(expected.types) == sorted(observed.types))
+
+
 def outcome_differs(expected: Outcome, observed: Outcome, naming: Naming) -> bool:
     """Whether ``observed`` is not the outcome ``expected`` predicts: another value, or not
     the exception of that type with a text that matches the predicted one."""

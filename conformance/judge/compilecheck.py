@@ -8,7 +8,7 @@ nothing of is not judged at all: it is "not compiled", never a pass.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import asdict
 
 from spec.boundary import EVERYTHING_INSIDE, Boundary
@@ -30,8 +30,15 @@ from ..target.adapter import release_of
 from ..target.compiled import Compilation, run_compiled
 from ..target.runner import execute
 from .checked import Checked, Target, conclude, faulted, misbehaved
-from .excusal import Excusals
-from .threeway import eager_as_reference, reference, to_common_depth
+from .compare import Naming
+from .excusal import Excusals, Repredict
+from .threeway import (
+    eager_as_reference,
+    exact,
+    reference,
+    reordered_reference,
+    to_common_depth,
+)
 
 #: Seconds one scenario may take under --compile: both runs, and Dynamo tracing the compiled
 #: one up to twice (fullgraph=True, then fullgraph=False); a scenario takes about a third of a
@@ -90,6 +97,26 @@ def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float,
     return eager, eager_naming, compiled, naming, compilation, leaked
 
 
+def reordering(scenario: Scenario, version: str | None, release: str | None, expected: Trace,
+               eager: Trace, eager_naming: Naming) -> Repredict | None:
+    """How the compiled run's reference follows an excused reordering of a dispatch's
+    overloaded arguments: the model predicts the scenario again with the compiled run's
+    order (see :func:`conformance.judge.excusal.judge`), where the eager run showed the
+    model's prediction step for step; ``None`` where it did not (the model's word on what
+    follows is then not eager's)."""
+    if not exact(expected, eager, eager_naming):
+        return None
+
+    def repredict(forced: Mapping[int, tuple[str, ...]]) -> Trace | None:
+        try:
+            again = predict(scenario, version, release, forced)
+        except (Unbounded, Unspecified):
+            return None
+        return reordered_reference(again, eager, eager_naming)
+
+    return repredict
+
+
 def check_compiled(scenario: Scenario, target: Target, seconds: float | None = None,
                    excused: Excusals | Collection[str] = (),
                    boundary: Boundary = EVERYTHING_INSIDE) -> Checked | None:
@@ -117,9 +144,12 @@ def check_compiled(scenario: Scenario, target: Target, seconds: float | None = N
     oracle = reference(expected, judged_eager, eager_naming)
     if oracle is None:
         oracle = eager_as_reference(scenario, expected, judged_eager, eager_naming)
+    repredict = reordering(scenario, version, release_of(target), expected, judged_eager,
+                           eager_naming)
+
     heading = (f"compiled differs from eager ({compilation.describe()}); expected is what "
                "eager torch did:")
     excusals = Excusals.of(excused).in_compiled_run(compilation.boundary, scenario)
-    return conclude(scenario, oracle, observed, naming, leaked, excusals, heading=heading,
+    return conclude(scenario, oracle, observed, naming, leaked, excusals, repredict, heading=heading,
                     compilation=compilation, eager=eager)
 

@@ -20,7 +20,7 @@ from spec.model.functions import FORMS
 from spec.model.scenario import Scenario
 from spec.model.trace import HandlerRun, Trace, Unlisted
 
-from .compare import Naming
+from .compare import Naming, reordered
 from .comparison import Comparison, compare_traces
 
 #: A trace has a few dozen events at most; each round absorbs one field, event or outcome.
@@ -172,12 +172,14 @@ def _divergent_func(scenario: Scenario, comparison: Comparison) -> tuple[str, ..
 
 
 def _forcing(comparison: Comparison) -> tuple[int, tuple[str, ...] | None]:
-    """When the first divergence is in a handler run's ``types`` (its earlier fields agreeing)
-    or is a handler run where another event (or none) is predicted: how many handler runs
-    precede it, and the observed types; else ``(0, None)``."""
+    """When the first divergence is in a handler run's ``types`` (its earlier fields agreeing),
+    is another overloaded argument's handler with the types reordered alike, or is a handler
+    run where another event (or none) is predicted: how many handler runs precede it, and the
+    observed types; else ``(0, None)``."""
     event = comparison.event
     if event is not None and isinstance(event.observed, HandlerRun) and (
-            not isinstance(event.expected, HandlerRun) or event.field == "types"):
+            not isinstance(event.expected, HandlerRun) or event.field == "types"
+            or (event.field == "who" and reordered(event.expected, event.observed))):
         runs = sum(isinstance(e, HandlerRun) for e in comparison.observed.events[:event.index])
         return runs, event.observed.types
     return 0, None

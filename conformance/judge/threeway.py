@@ -109,6 +109,30 @@ def reference(expected: Trace, eager: Trace, naming: Naming) -> Trace | None:
     return replace(current, events=events, outcome=_outcome(current.outcome, naming), notes=())
 
 
+def exact(expected: Trace, eager: Trace, naming: Naming) -> bool:
+    """Whether the eager run showed what the model predicts, step for step: the model's
+    prediction for another order of the overloaded arguments is then the compiled run's
+    reference for that order too (see :func:`reordered_reference`)."""
+    return not compare_traces(None, expected, eager, naming)
+
+
+def reordered_reference(predicted: Trace, eager: Trace, naming: Naming) -> Trace:
+    """The reference for a compiled run that ordered a dispatch's overloaded arguments
+    otherwise (an excused ordering divergence): the model's prediction for that order, with
+    eager's choice where the rules leave latitude, taken from eager's run of the same handler
+    for the same function."""
+    runs = [e for e in eager.events if isinstance(e, HandlerRun)]
+
+    def pin(event: Event) -> Event:
+        if not isinstance(event, HandlerRun):
+            return event
+        seen = next((r for r in runs if r.who == event.who and r.func == event.func), None)
+        return _pinned(event, seen, naming) if seen is not None else event
+
+    return replace(predicted, events=tuple(pin(e) for e in predicted.events),
+                   outcome=_outcome(predicted.outcome, naming))
+
+
 def _recursed(trace: Trace) -> bool:
     return isinstance(trace.outcome, Raised) and trace.outcome.exc_type == "RecursionError"
 

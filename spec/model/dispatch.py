@@ -97,11 +97,12 @@ class Dispatch(Handlers):
                     collect_rules=collect_rules)
         after: list[str] = []
         if mode is not None:  # TFM_ORDER_001: the mode first
+            before = len(self.value_rules)
             result = self.call_mode(mode, h)
             if result is not NOTIMPL:  # TFM_ORDER_002
-                if not self.passes_through(mode, h):
+                if not self.passes_through(mode, h) or len(self.value_rules) == before:
                     # A mode that hands back what it forwarded gives no answer of its own: the
-                    # value is the forwarded call's, whose rules decide it.
+                    # value is the forwarded call's, whose rules decide it, if it has any.
                     self.value_rules.add("TFM_ORDER_002")
                 return result
             self._note("the mode returned NotImplemented: overloaded arguments are tried",
