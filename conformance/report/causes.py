@@ -144,13 +144,18 @@ def _release_causes(folder: Path) -> dict[str, dict[str, list[str]]]:
     return found
 
 
+def _release_key(release: str) -> tuple[int, ...]:
+    """A dotted release ("2.13.0") as numbers, so that releases sort in release order."""
+    return tuple(int(p) for p in release.split("."))
+
+
 def _version(name: str) -> tuple[int, ...]:
     match = _RELEASE_FILE.fullmatch(name)
-    return tuple(int(p) for p in match.group(1).split(".")) if match else ()
+    return _release_key(match.group(1)) if match else ()
 
 
 def _by_version(releases: set[str]) -> list[str]:
-    return sorted(releases, key=lambda r: tuple(int(p) for p in r.split(".")))
+    return sorted(releases, key=_release_key)
 
 
 def _releases(cause: Cause) -> str:
