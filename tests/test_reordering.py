@@ -96,3 +96,17 @@ def test_without_an_exact_eager_run_the_compiled_reference_is_not_predicted_agai
     other = predict(scenario, forced=SWAPPED)
     assert reordering(scenario, None, None, predict(scenario), other, {}) is None
     assert reordering(scenario, None, None, other, other, {}) is not None
+
+
+def test_the_compiled_reference_follows_a_reordering_only() -> None:
+    # A handler run where the model predicts no dispatch (Dynamo's own reads reaching a
+    # handler), or other types than the model's, is not followed: what comes after it is left
+    # unjudged, not compared with a prediction for a dispatch eager never made.
+    scenario = _scenario(mode=True)
+    expected = predict(scenario)
+    repredict = reordering(scenario, None, None, expected, expected, {})
+    assert repredict is not None
+    assert repredict(SWAPPED) is not None
+    assert repredict({0: ("B",)}) is None
+    assert repredict({0: ("A", "B", "B")}) is None
+    assert repredict({len([e for e in expected.events if isinstance(e, HandlerRun)]): ("A",)}) is None

@@ -14,7 +14,7 @@ from dataclasses import asdict
 from spec.boundary import EVERYTHING_INSIDE, Boundary
 from spec.model import Unbounded, Unspecified, predict
 from spec.model.scenario import Scenario
-from spec.model.trace import Trace
+from spec.model.trace import HandlerRun, Trace
 
 from ..sandbox.isolation import ScenarioTimeout, time_limit
 from ..sandbox.parent import (
@@ -103,11 +103,17 @@ def reordering(scenario: Scenario, version: str | None, release: str | None, exp
     overloaded arguments: the model predicts the scenario again with the compiled run's
     order (see :func:`conformance.judge.excusal.judge`), where the eager run showed the
     model's prediction step for step; ``None`` where it did not (the model's word on what
-    follows is then not eager's)."""
+    follows is then not eager's). Only a reordering is followed: a handler run the model
+    predicts no dispatch for (Dynamo's own reads reaching a handler) or other types than
+    the model's leave what follows unjudged, as any excused change of the trace's shape."""
     if not exact(expected, eager, eager_naming):
         return None
+    runs = [e for e in expected.events if isinstance(e, HandlerRun)]
 
     def repredict(forced: Mapping[int, tuple[str, ...]]) -> Trace | None:
+        if not all(at < len(runs) and sorted(types) == sorted(runs[at].types)
+                   for at, types in forced.items()):
+            return None
         try:
             again = predict(scenario, version, release, forced)
         except (Unbounded, Unspecified):
