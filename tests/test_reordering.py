@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import pytest
+
+from conformance.judge import compilecheck, threeway
 from conformance.judge.attribution import event_rules
 from conformance.judge.checked import conclude
+from conformance.judge.comparison import compare_traces
 from conformance.judge.compilecheck import reordering
 from conformance.judge.excusal import Excusals, Repredict
 from spec.model import predict, scenario_from_dict
 from spec.model.scenario import Scenario
 from spec.model.trace import HandlerRun, Trace
 
-ORDERING = {"TFM_ORDER_003", "TFM_ORDER_004", "TFM_ORDER_005", "TFM_ORDER_006"}
+ORDERING = {"TFM_ORDER_003", "TFM_ORDER_004", "TFM_ORDER_005"}  # who runs first, in which order
 SWAPPED = {0: ("B", "A")}  # the first dispatch collects B before A
 
 
@@ -110,3 +114,23 @@ def test_the_compiled_reference_follows_a_reordering_only() -> None:
     assert repredict({0: ("B",)}) is None
     assert repredict({0: ("A", "B", "B")}) is None
     assert repredict({len([e for e in expected.events if isinstance(e, HandlerRun)]): ("A",)}) is None
+
+
+def test_the_compiled_reference_and_its_reordering_share_one_comparison(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # check_compiled compares the model's trace with eager's once and hands that comparison to
+    # both; given it, neither compares again (issue: one judging pass).
+    scenario = _scenario(mode=True)
+    expected = predict(scenario)
+    first = compare_traces(None, expected, expected, {})
+    calls: list[object] = []
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(args)
+        raise AssertionError("compared again")
+
+    monkeypatch.setattr(threeway, "compare_traces", counting)
+    monkeypatch.setattr(compilecheck, "compare_traces", counting)
+    assert threeway.reference(expected, expected, {}, first) is not None
+    assert compilecheck.reordering(scenario, None, None, expected, expected, {}, first) is not None
+    assert calls == []

@@ -10,7 +10,7 @@ whose time limit, restart and blame are the generated sweep's.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,7 @@ from spec.model.trace import Trace
 
 from ..judge.check import check, scenario_seconds
 from ..judge.checked import Checked, Target, conclude
-from ..judge.excusal import Excusals
+from ..judge.excusal import Excusals, repredictor
 from ..sandbox.parent import ImplementationFault, RemoteError, SandboxedImplementation
 from ..sandbox.replies import BATCH
 from ..target import noise
@@ -155,11 +155,5 @@ def _judge(batch: _Sent, target: SandboxedImplementation,
         trace, naming, leaked = next(observed)
         noise.note(trace.noise)
 
-        def repredict(forced: Mapping[int, tuple[str, ...]], scenario: Scenario = scenario) -> Trace | None:
-            try:
-                return predict(scenario, stack, release, forced)
-            except (Unbounded, Unspecified):
-                return None
-
         yield Outcome(scenario, conclude(scenario, expected, trace, naming, tuple(leaked), excused,
-                                         repredict))
+                                         repredictor(scenario, stack, release)))

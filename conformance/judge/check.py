@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 
 from spec.boundary import EVERYTHING_INSIDE, Boundary
 from spec.model import Unbounded, Unspecified, predict
@@ -20,7 +20,7 @@ from ..target.runner import execute
 from .checked import Checked, Target, conclude, faulted, misbehaved
 from .compare import Naming
 from .compilecheck import check_compiled
-from .excusal import Excusals
+from .excusal import Excusals, repredictor
 
 __all__ = ["SCENARIO_SECONDS", "Checked", "Target", "check", "conclude", "faulted", "misbehaved",
            "observe", "scenario_seconds"]
@@ -92,11 +92,5 @@ def check(scenario: Scenario, adapter: Target, seconds: float | None = None,
     except ImplementationFault as fault:
         return faulted(scenario, expected, fault)
 
-    def repredict(forced: Mapping[int, tuple[str, ...]]) -> Trace | None:
-        try:
-            return predict(scenario, getattr(adapter, "stack_version", None), release_of(adapter),
-                           forced)
-        except (Unbounded, Unspecified):
-            return None
-
+    repredict = repredictor(scenario, getattr(adapter, "stack_version", None), release_of(adapter))
     return conclude(scenario, expected, observed, naming, leaked, excused, repredict)

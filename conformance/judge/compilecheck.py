@@ -31,14 +31,9 @@ from ..target.compiled import Compilation, run_compiled
 from ..target.runner import execute
 from .checked import Checked, Target, conclude, faulted, misbehaved
 from .compare import Naming
-from .excusal import Excusals, Repredict
-from .threeway import (
-    eager_as_reference,
-    exact,
-    reference,
-    reordered_reference,
-    to_common_depth,
-)
+from .comparison import Comparison, compare_traces
+from .excusal import Excusals, Repredict, repredictor
+from .threeway import eager_as_reference, reference, reordered_reference, to_common_depth
 
 #: Seconds one scenario may take under --compile: both runs, and Dynamo tracing the compiled
 #: one up to twice (fullgraph=True, then fullgraph=False); a scenario takes about a third of a
@@ -98,27 +93,28 @@ def _observe_compiled_once(scenario: Scenario, target: Target, seconds: float,
 
 
 def reordering(scenario: Scenario, version: str | None, release: str | None, expected: Trace,
-               eager: Trace, eager_naming: Naming) -> Repredict | None:
+               eager: Trace, eager_naming: Naming, first: Comparison | None = None) -> Repredict | None:
     """How the compiled run's reference follows an excused reordering of a dispatch's
     overloaded arguments: the model predicts the scenario again with the compiled run's
     order (see :func:`conformance.judge.excusal.judge`), where the eager run showed the
-    model's prediction step for step; ``None`` where it did not (the model's word on what
-    follows is then not eager's). Only a reordering is followed: a handler run the model
-    predicts no dispatch for (Dynamo's own reads reaching a handler) or other types than
-    the model's leave what follows unjudged, as any excused change of the trace's shape."""
-    if not exact(expected, eager, eager_naming):
+    model's prediction step for step (``first``: their comparison, where the caller has made
+    it); ``None`` where it did not (the model's word on what follows is then not eager's).
+    Only a reordering is followed: a handler run the model predicts no dispatch for (Dynamo's
+    own reads reaching a handler) or other types than the model's leave what follows
+    unjudged, as any excused change of the trace's shape."""
+    if first is None:
+        first = compare_traces(None, expected, eager, eager_naming)
+    if first:
         return None
     runs = [e for e in expected.events if isinstance(e, HandlerRun)]
+    predicted = repredictor(scenario, version, release)
 
     def repredict(forced: Mapping[int, tuple[str, ...]]) -> Trace | None:
         if not all(at < len(runs) and sorted(types) == sorted(runs[at].types)
                    for at, types in forced.items()):
             return None
-        try:
-            again = predict(scenario, version, release, forced)
-        except (Unbounded, Unspecified):
-            return None
-        return reordered_reference(again, eager, eager_naming)
+        again = predicted(forced)
+        return None if again is None else reordered_reference(again, eager, eager_naming)
 
     return repredict
 
@@ -147,11 +143,12 @@ def check_compiled(scenario: Scenario, target: Target, seconds: float | None = N
         return Checked(scenario, expected, observed, naming, (), (), leaked,
                        compilation=compilation, eager=eager)
     judged_eager, observed = to_common_depth(eager, observed)
-    oracle = reference(expected, judged_eager, eager_naming)
+    first = compare_traces(None, expected, judged_eager, eager_naming)  # once, for both
+    oracle = reference(expected, judged_eager, eager_naming, first)
     if oracle is None:
         oracle = eager_as_reference(scenario, expected, judged_eager, eager_naming)
     repredict = reordering(scenario, version, release_of(target), expected, judged_eager,
-                           eager_naming)
+                           eager_naming, first)
 
     heading = (f"compiled differs from eager ({compilation.describe()}); expected is what "
                "eager torch did:")

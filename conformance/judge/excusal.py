@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from spec.boundary import WORDS, Boundary
+from spec.model import Unbounded, Unspecified, predict
 from spec.model.functions import FORMS
 from spec.model.scenario import Scenario
 from spec.model.trace import HandlerRun, Trace, Unlisted
@@ -111,6 +112,18 @@ class Excusals:
 #: Predicts the scenario again with the given overloaded types forced (spec.model.predict's
 #: ``forced``); ``None`` when the rules do not say what follows.
 Repredict = Callable[[Mapping[int, tuple[str, ...]]], "Trace | None"]
+
+
+def repredictor(scenario: Scenario, version: str | None, release: str | None) -> Repredict:
+    """The :data:`Repredict` of ``scenario`` under the model of ``version`` and ``release``."""
+
+    def repredict(forced: Mapping[int, tuple[str, ...]]) -> Trace | None:
+        try:
+            return predict(scenario, version, release, forced)
+        except (Unbounded, Unspecified):
+            return None
+
+    return repredict
 
 
 def judge(scenario: Scenario, expected: Trace, observed: Trace, naming: Naming,

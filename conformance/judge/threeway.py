@@ -32,7 +32,7 @@ from spec.model.trace import (
 )
 
 from .compare import Naming
-from .comparison import attribute, compare_traces
+from .comparison import Comparison, attribute, compare_traces
 from .excusal import absorb
 
 _MAX_ROUNDS = 200
@@ -90,10 +90,12 @@ def _pinned(ref: Event, seen: Event, naming: Naming) -> Event:
     return ref
 
 
-def reference(expected: Trace, eager: Trace, naming: Naming) -> Trace | None:
+def reference(expected: Trace, eager: Trace, naming: Naming,
+              first: Comparison | None = None) -> Trace | None:
     """What the compiled run must show (see the module's docstring); ``None`` when the eager
-    trace differs from the model's in shape."""
-    comparison = compare_traces(None, expected, eager, naming)
+    trace differs from the model's in shape. ``first``: the comparison of ``expected`` with
+    ``eager``, where the caller has made it."""
+    comparison = first if first is not None else compare_traces(None, expected, eager, naming)
     for _ in range(_MAX_ROUNDS):
         if not comparison:
             break
@@ -109,16 +111,10 @@ def reference(expected: Trace, eager: Trace, naming: Naming) -> Trace | None:
     return replace(current, events=events, outcome=_outcome(current.outcome, naming), notes=())
 
 
-def exact(expected: Trace, eager: Trace, naming: Naming) -> bool:
-    """Whether the eager run showed what the model predicts, step for step: the model's
-    prediction for another order of the overloaded arguments is then the compiled run's
-    reference for that order too (see :func:`reordered_reference`)."""
-    return not compare_traces(None, expected, eager, naming)
-
-
 def reordered_reference(predicted: Trace, eager: Trace, naming: Naming) -> Trace:
     """The reference for a compiled run that ordered a dispatch's overloaded arguments
-    otherwise (an excused ordering divergence): the model's prediction for that order, with
+    otherwise (an excused ordering divergence, where the eager run showed the model's prediction
+    step for step): the model's prediction for that order, with
     eager's choice where the rules leave latitude, taken from eager's run of the same handler
     for the same function."""
     runs = [e for e in eager.events if isinstance(e, HandlerRun)]
