@@ -197,7 +197,7 @@ def test_rule_entries_carry_no_times() -> None:
     (lambda d: d["hypothesis"].update(seed=3), "$.hypothesis.seed: expected string or null"),
     (lambda d: d["hypothesis"].update(max_examples=0), "$.hypothesis.max_examples: 0 is below 1"),
     (lambda d: d["hypothesis"]["requested"].pop("profile"), "$.hypothesis.requested.profile: missing"),
-    (lambda d: d.update(schema_version=1), "$.schema_version: 1 is not one of [2, 3, 4, 5, 6, 7]"),
+    (lambda d: d.update(schema_version=1), "$.schema_version: 1 is not one of [2, 3, 4, 5, 6, 7, 8]"),
     (lambda d: d.pop("evidence"), "$.evidence: missing"),
 ])
 def test_the_validator_finds_problems(change: Any, problem: str) -> None:
@@ -210,7 +210,7 @@ def test_the_validator_finds_problems(change: Any, problem: str) -> None:
 def test_the_schema_is_documented() -> None:
     assert CERTIFICATE_SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert CERTIFICATE_SCHEMA["description"]
-    # every field is required; evidence and surface from schema 6 on (older ones are still read)
+    # every field is required; evidence, surface, unused_scope in today's schema (older: still read)
     required = {*CERTIFICATE_SCHEMA["required"], *CERTIFICATE_SCHEMA["then"]["required"]}
     assert required == set(CERTIFICATE_SCHEMA["properties"])
     json.dumps(CERTIFICATE_SCHEMA)  # plain JSON, publishable as is

@@ -68,7 +68,10 @@ def test_excused_a_second_bug_in_the_dispatched_call_still_fails() -> None:
 
 def test_a_run_excusing_the_should_rule_reaches_must(tmp_path: Path) -> None:
     expected = tmp_path / "expected.toml"
-    expected.write_text(f'[{RULE}]\nreason = "has_torch_function(()) is True under a mode"\n',
+    # Scoped to where the bug shows (a function the scenario defines, has_torch_function
+    # itself) and to a word no eager run has: the certificate lists that word alone as unused.
+    expected.write_text(f'[{RULE}]\nreason = "has_torch_function(()) is True under a mode"\n'
+                        'functions = ["own function", "has_torch_function", "outside compile"]\n',
                         encoding="utf-8")
     run = run_suite("tests.mutants.empty_sequence_dispatches", tmp_path,
                     # a small exhaustive scope that calls the excused function, so the excusal
@@ -85,3 +88,4 @@ def test_a_run_excusing_the_should_rule_reaches_must(tmp_path: Path) -> None:
     assert run.certificate["level"]["reached"] == "MUST"
     assert run.returncode == 0, run.tail()
     assert run.certificate["stale_expected_failures"] == []
+    assert run.certificate["unused_scope"] == {RULE: ["outside compile"]}

@@ -72,9 +72,12 @@ class Excusals:
     whose dispatch shows it."""
 
     def __init__(self, scopes: Mapping[str, Collection[str]] | Collection[str] = (),
-                 words: tuple[str, ...] = ()) -> None:
+                 words: tuple[str, ...] = (), used: dict[str, set[str]] | None = None) -> None:
         #: the words that hold of the scenario's compiled run (COMPILED_WORDS)
         self.words = words
+        #: rule ID -> the elements of its scope that excused a divergence (shared by the
+        #: excusals made from these for a compiled run): what the run's report calls used
+        self.used: dict[str, set[str]] = {} if used is None else used
         if isinstance(scopes, Mapping):
             self.scopes = {rule: frozenset(funcs) for rule, funcs in scopes.items()}
         else:
@@ -97,16 +100,21 @@ class Excusals:
         words = boundary.features
         if scenario is not None and any(m.classmethod_handler for m in scenario.modes):
             words = (*words, CLASSMETHOD_MODE)
-        return Excusals(self.scopes, words)
+        return Excusals(self.scopes, words, self.used)
 
     def covers(self, rules: Collection[str], funcs: Collection[str]) -> bool:
         """Whether every one of ``rules`` is excused where the divergence shows (``funcs``: the
         names of the function whose dispatch shows it, any of which a scope may use)."""
         if self.words:
             funcs = (*funcs, *self.words)
-        return bool(rules) and all(
+        covered = bool(rules) and all(
             rule in self.scopes and (not self.scopes[rule] or not self.scopes[rule].isdisjoint(funcs))
             for rule in rules)
+        if covered:  # each scope element that took part in excusing it is used
+            for rule in rules:
+                if self.scopes[rule]:
+                    self.used.setdefault(rule, set()).update(self.scopes[rule].intersection(funcs))
+        return covered
 
 
 #: Predicts the scenario again with the given overloaded types forced (spec.model.predict's

@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the certificate's shape changes incompatibly.
-SCHEMA_VERSION: Final = 7
+SCHEMA_VERSION: Final = 8
 
 _ID: Final = r"^TFM_[A-Z]+_\d{3}$"
 _STR: Final[dict[str, Any]] = {"type": "string"}
@@ -143,8 +143,10 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
                  "summary", "stale_expected_failures", "noise_warnings", "rules"],
     "additionalProperties": False,
     "properties": {
-        "schema_version": {"enum": [2, 3, 4, 5, 6, SCHEMA_VERSION],
-                           "description": "7 added run.exhaustive (the exhaustive scope's "
+        "schema_version": {"enum": [2, 3, 4, 5, 6, 7, SCHEMA_VERSION],
+                           "description": "8 added unused_scope (scope elements of expected "
+                                          "failures that excused nothing); 7 added "
+                                          "run.exhaustive (the exhaustive scope's "
                                           "count and time) and the invocation's exhaustive; "
                                           "6 added surface (the surface sweep's table); "
                                           "5 added evidence (digests and the invocation, for "
@@ -250,6 +252,14 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
             "properties": {v: {"type": "integer", "minimum": 0} for v in VERDICTS},
         },
         "stale_expected_failures": {"type": "array", "items": {"type": "string", "pattern": _ID}},
+        "unused_scope": {
+            "type": "object",
+            "description": "rule ID -> the elements of its expected failure's functions (names "
+                           "and scope words) that excused no divergence in this run; empty "
+                           "where the run is partial or incomplete",
+            "propertyNames": {"pattern": _ID},
+            "additionalProperties": {"type": "array", "items": _STR},
+        },
         "noise_warnings": {
             "type": "array",
             "description": "warnings the implementation raised for its own reasons (not the "
@@ -268,7 +278,7 @@ CERTIFICATE_SCHEMA: Final[dict[str, Any]] = {
         "surface": {**_SURFACE, "type": ["object", "null"]},
     },
     "if": {"properties": {"schema_version": {"const": SCHEMA_VERSION}}},
-    "then": {"required": ["evidence", "surface"]},
+    "then": {"required": ["evidence", "surface", "unused_scope"]},
     "$defs": {"rule": _RULE, "failure": _FAILURE},
 }
 
@@ -297,6 +307,7 @@ def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any]
                       hypothesis_settings: Mapping[str, Any], run: Mapping[str, Any], certify: bool,
                       level: Mapping[str, Any], summary: Mapping[str, int],
                       rules: Mapping[str, Any], stale: Sequence[str],
+                      unused_scope: Mapping[str, Sequence[str]] | None = None,
                       generated_at: str | None = None,
                       noise_warnings: Sequence[Mapping[str, Any]] = (),
                       evidence: Mapping[str, Any] | None = None,
@@ -328,6 +339,7 @@ def build_certificate(*, catalogue: Catalogue, implementation: Mapping[str, Any]
         "level": dict(level),
         "summary": dict(summary),
         "stale_expected_failures": list(stale),
+        "unused_scope": {k: list(v) for k, v in (unused_scope or {}).items()},
         "noise_warnings": [dict(n) for n in noise_warnings],
         "rules": dict(rules),
         "evidence": None if evidence is None else dict(evidence),

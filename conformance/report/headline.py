@@ -185,3 +185,19 @@ def terminal_lines(verdicts: Mapping[str, RuleVerdict], level: Mapping[str, Any]
                      f"entr{'ies' if len(stale) > 1 else 'y'}; remove "
                      f"{'them' if len(stale) > 1 else 'it'} from {expected_path}")
     return lines
+
+
+def unused_scope_lines(unused: Mapping[str, Sequence[str]], expected_path: str | None) -> list[str]:
+    """A line per expected failure whose scope names functions (or scope words) that excused
+    nothing in this run, then a warning: a scope wider than its divergences would excuse a
+    new divergence there silently."""
+    if not unused:
+        return []
+    lines = [f"unused scope of {rule_id} (excused no divergence): {', '.join(elements)}"
+             for rule_id, elements in unused.items()]
+    count = sum(len(e) for e in unused.values())
+    lines.append(f"WARNING: {count} scope element{'s' if count > 1 else ''} of "
+                 f"{len(unused)} expected-failure entr{'ies' if len(unused) > 1 else 'y'} "
+                 f"excused nothing; remove {'them' if count > 1 else 'it'} from the "
+                 f"functions of {expected_path}")
+    return lines

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 from spec.model.functions import FORMS, FUNCS, HANDED
 from spec.model.trace import UNLISTED_RULE
 
 from ..judge.excusal import COMPILED_WORDS, OWN_FUNCTION
+from ..report.verdicts import TestOutcome
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -18,7 +19,8 @@ else:  # Python 3.10
     import tomli as tomllib
 
 __all__ = ["ExpectationsError", "load_expectations", "load_scopes", "load_surface_scopes",
-           "parse_expectations", "parse_scopes", "parse_surface_scopes", "stale_entries"]
+           "parse_expectations", "parse_scopes", "parse_surface_scopes", "stale_entries",
+           "unused_scope"]
 
 #: The keys of an entry: the reason (required), a reproduction (optional, for readers), and the
 #: functions whose dispatch the divergence is seen in (optional; without it, any function).
@@ -154,3 +156,25 @@ def load_surface_scopes(path: str | Path, known: Collection[str]) -> dict[str, f
 def stale_entries(expected: Mapping[str, str], verdicts: Mapping[str, str]) -> list[str]:
     """Entries whose rule did not fail in this run, in file order."""
     return [rule_id for rule_id in expected if verdicts.get(rule_id) not in _FAILING]
+
+
+def unused_scope(scopes: Mapping[str, frozenset[str]], verdicts: Mapping[str, str],
+                 outcomes: Iterable[TestOutcome],
+                 used: Mapping[str, Collection[str]]) -> dict[str, list[str]]:
+    """``{rule_id: elements}``: the elements of each entry's ``functions`` (function names and
+    scope words) that excused no divergence in this run, in sorted order, for entries whose
+    rule was an expected failure. An entry is left out where a test excused its rule without
+    reading scopes (its failures then say nothing of which element was needed), and where
+    none of its elements was used (the same: its rule was excused elsewhere than by its
+    functions); an empty scope (any function) and a ``surface``-only one have no elements."""
+    blind = {rule for o in outcomes if o.status == "failed" and o.excused_rules is None
+             for rule in o.failed_rules}
+    out: dict[str, list[str]] = {}
+    for rule_id, scope in scopes.items():
+        if (verdicts.get(rule_id) != "expected_failure" or not scope or scope == NOWHERE
+                or rule_id in blind or not used.get(rule_id)):
+            continue
+        left = sorted(scope - set(used[rule_id]))
+        if left:
+            out[rule_id] = left
+    return out

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from ..report.certificate import build_certificate, dumps, spec_version
-from ..report.headline import badge, counts, run_line, terminal_lines
+from ..report.headline import badge, counts, run_line, terminal_lines, unused_scope_lines
 from ..report.verdicts import (
     MUST_LEVELS,
     RuleVerdict,
@@ -28,7 +28,7 @@ from ..sandbox.parent import SandboxedImplementation
 from ..target import noise
 from ..target.compiled import summarise
 from ..version import __version__
-from .expectations import stale_entries
+from .expectations import stale_entries, unused_scope
 from .observed import expected_settings, hypothesis_section
 from .reportsdir import write_run
 from .runstate import PROCESSES_OUTPUT, TAMPERED_OUTPUT, RunState, one_line, state_of
@@ -158,6 +158,9 @@ def _finish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
         level = {"reached": "none", "features": []}
         shield = {**shield, "message": "incomplete run", "color": "red"}
     stale = [] if problems else stale_entries(state.expected, {k: v.verdict for k, v in verdicts.items()})
+    unused = {} if problems or selection.partial else unused_scope(
+        state.scopes, {k: v.verdict for k, v in verdicts.items()}, state.outcomes.values(),
+        state.scope_used)
     requested = state.requested or expected_settings(state.profile, state.seed)
     hypothesis = hypothesis_section(requested, state.observed)
     certificate = build_certificate(
@@ -171,7 +174,8 @@ def _finish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
              "selection": _selection_entry(selection, verdicts),
              **_compile_entry(state), **_exhaustive_entry(state)},
         certify=state.certify, level=level, summary=summary(verdicts),
-        rules=rule_entries(verdicts), stale=stale, noise_warnings=noise.summary(state.noise),
+        rules=rule_entries(verdicts), stale=stale, unused_scope=unused,
+        noise_warnings=noise.summary(state.noise),
         evidence=state.evidence, surface=state.surface)
     state.lines = [] if state.early else _header(state)  # the header came too early for it
     if problems:
@@ -185,6 +189,7 @@ def _finish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
     state.lines.append(run_line(certificate["implementation"], verdicts, shield, bool(problems),
                                 selection.partial))
     state.lines += terminal_lines(verdicts, level, stale, state.expected_path, ad.features)
+    state.lines += unused_scope_lines(unused, state.expected_path)
     state.lines += [f"{'ERROR' if state.certify else 'WARNING'}: hypothesis settings differ: {line}"
                     for line in hypothesis["disagreements"]]
     if state.junit_error is not None:

@@ -40,7 +40,8 @@ def excused(request: pytest.FixtureRequest) -> Excusals:
     the functions it is scoped to), and the rest of the same trace is still compared
     (conformance.judge.excusal)."""
     state = state_of(request.config)
-    return Excusals({r: state.scopes.get(r, frozenset()) for r in state.expected})
+    return Excusals({r: state.scopes.get(r, frozenset()) for r in state.expected},
+                    used=state.scope_used)
 
 
 @pytest.fixture(scope="session")

@@ -22,6 +22,7 @@ from .runstate import (
     CONTROLLER,
     NOISE_PROPERTY,
     OUTCOME_PROPERTY,
+    SCOPE_PROPERTY,
     SETTINGS_PROPERTY,
     RunState,
     marker_args,
@@ -170,6 +171,10 @@ def pytest_runtest_makereport(item: pytest.Item,
             report.user_properties.append((NOISE_PROPERTY, taken))
         else:
             noise.merge(state.noise, taken)
+    if call.when == "call" and hasattr(item.config, "workerinput") and state.scope_used:
+        report.user_properties.append((SCOPE_PROPERTY, json.dumps(
+            {rule: sorted(used) for rule, used in state.scope_used.items()})))
+        state.scope_used.clear()  # handed over: the controller gathers it
     outcome = state.outcomes.get(item.nodeid)
     if outcome is not None:
         _record(item, state, outcome, report)
@@ -200,6 +205,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             state.observed[report.nodeid] = Observed.from_json(value)
         if key == NOISE_PROPERTY and isinstance(value, str):
             noise.merge(state.noise, value)
+        if key == SCOPE_PROPERTY and isinstance(value, str):
+            _gather_scope(state, value)
         if key == SURFACE_PROPERTY and isinstance(value, str) and report.when == "call":
             state.surface = _merged(state.surface, _surface_table(value))
         if key == OUTCOME_PROPERTY and isinstance(value, str):
@@ -207,6 +214,18 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             state.outcomes[outcome.nodeid] = outcome
             for feature in outcome.features:
                 state.feature_rules.setdefault(feature, set()).update(outcome.rules)
+
+
+def _gather_scope(state: RunState, value: str) -> None:
+    """Add a worker's used scope elements (``{rule ID: [elements]}``) to the run's."""
+    try:
+        used = json.loads(value)
+    except ValueError:
+        return
+    if isinstance(used, dict):
+        for rule, elements in used.items():
+            if isinstance(elements, list):
+                state.scope_used.setdefault(str(rule), set()).update(map(str, elements))
 
 
 #: The property under which the surface test hands over its table (conformance.suite.test_surface).

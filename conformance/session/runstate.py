@@ -82,6 +82,9 @@ class RunState:
     observed: dict[str, Observed] = field(default_factory=dict)
     #: warnings the implementation raised for its own reasons: (category, first line) -> count
     noise: Counter[tuple[str, str]] = field(default_factory=Counter)
+    #: rule ID -> the elements of its expected failure's scope that excused a divergence (a
+    #: worker hands over what its tests used and starts again; the controller gathers it all)
+    scope_used: dict[str, set[str]] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
     #: --compile: scenarios run inside torch.compile too; what the tests counted of them
     compile: bool = False
@@ -154,6 +157,7 @@ def marker_args(item: pytest.Item, name: str) -> tuple[str, ...]:
 OUTCOME_PROPERTY = "tfmode_outcome"
 SETTINGS_PROPERTY = "tfmode_hypothesis"
 NOISE_PROPERTY = "tfmode_noise"
+SCOPE_PROPERTY = "tfmode_scope_used"
 #: The pytest-xdist worker output that carries how many processes the worker had to end.
 PROCESSES_OUTPUT = "tfmode_processes_ended"
 #: The pytest-xdist worker output that says what the child's tripwire found (conformance.sandbox.integrity).
