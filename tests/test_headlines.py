@@ -202,6 +202,13 @@ if TORCH_REPORTS:  # defined where tox -e conformance-torch has just checked tor
         assert line.split(" (generation ")[1] == SHOWN[1][1].split(" (generation ")[1]
         assert f"{shield['message']} ({shield['color']})" == _badge(_certificate(TORCH))
 
+    def test_the_torch_run_of_tox_needs_every_expected_failure_as_scoped() -> None:
+        """Every entry of torch-2.13.0.toml excused a failure of its rule in the run, and
+        every element of its scope excused one of them."""
+        certificate = json.loads((_TORCH_RUN / "certificate.json").read_text(encoding="utf-8"))
+        assert certificate["stale_expected_failures"] == []
+        assert certificate["unused_scope"] == {}
+
 
 # -- gating CI on the result -----------------------------------------------------------------
 
