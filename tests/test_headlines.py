@@ -210,6 +210,20 @@ if TORCH_REPORTS:  # defined where tox -e conformance-torch has just checked tor
         assert certificate["unused_scope"] == {}
 
 
+COMPILED_REPORTS = os.environ.get("TESTS_COMPILED_REPORTS")
+
+if COMPILED_REPORTS:  # defined where tox -e conformance-compile has just checked torch 2.13.0
+
+    def test_the_compiled_run_of_tox_needs_every_expected_failure_as_scoped() -> None:
+        """Every entry of torch-2.13.0-compiled.toml excused a failure of its rule in the run,
+        and every element of its scope excused one of them."""
+        path = Path(str(COMPILED_REPORTS)) / "certificate.json"
+        certificate = json.loads(path.read_text(encoding="utf-8"))
+        assert certificate["run"]["complete"] and certificate["implementation"]["release"] == "2.13.0"
+        assert certificate["stale_expected_failures"] == []
+        assert certificate["unused_scope"] == {}
+
+
 # -- gating CI on the result -----------------------------------------------------------------
 
 GATE = re.compile(r"a job reading `certificate\.json` instead requires (.*?) \(`docs/certificate\.rst`\)",
