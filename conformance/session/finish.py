@@ -147,7 +147,8 @@ def _finish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
         problems.append(f"--certify runs the whole suite, and this run left tests out: "
                         f"{'; '.join(selection.reasons)}")
     verdicts = aggregate(state.catalogue, ad.generation, state.outcomes.values(), state.expected,
-                         getattr(ad, "stack_version", None), getattr(ad, "release", None))
+                         getattr(ad, "stack_version", None), getattr(ad, "release", None),
+                         state.scoped_entries())
     if selection.partial:
         narrow(verdicts, selection.covers)
     level = level_reached(verdicts, ad.features, state.feature_rules)

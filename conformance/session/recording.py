@@ -346,7 +346,8 @@ def _record(item: pytest.Item, state: RunState, outcome: TestOutcome,
             excused = props.get("excused_rules")
             if isinstance(excused, str):
                 outcome.excused_rules = tuple(r for r in excused.split(",") if r in outcome.failed_rules)
-        expected = [r for r in outcome.failed_rules if outcome.excused(r, state.expected)]
+        expected = [r for r in outcome.failed_rules
+                    if outcome.excused(r, state.expected, state.scoped_entries())]
         if report.failed and report.when == "call" and len(expected) == len(outcome.failed_rules):
             report.outcome = "skipped"
             report.wasxfail = "expected failure: " + "; ".join(

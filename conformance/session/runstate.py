@@ -97,6 +97,11 @@ class RunState:
     #: what the child's tripwire found changed in the suite's code (each worker's, once)
     tampered: list[str] = field(default_factory=list)
 
+    def scoped_entries(self) -> frozenset[str]:
+        """The expected failures scoped to functions or to the surface sweep: they excuse only a
+        failure whose test says where it showed (see TestOutcome.excused)."""
+        return frozenset(rule for rule, scope in self.scopes.items() if scope)
+
 
 KEY = pytest.StashKey[RunState]()
 
