@@ -12,7 +12,6 @@ import pytest
 
 from conformance.judge.excusal import Excusals
 from conformance.report.headline import unused_scope_lines
-from conformance.report.verdicts import TestOutcome
 from conformance.session.expectations import NOWHERE, unused_scope
 from tests.plugin_toys import (
     certificate,
@@ -48,32 +47,23 @@ def test_a_compiled_run_s_excusals_mark_the_same_record_and_its_words() -> None:
     assert shared == {RULE: {"outside compile"}}
 
 
-def _failed(rules: tuple[str, ...], excused: tuple[str, ...] | None) -> TestOutcome:
-    return TestOutcome("t", rules, status="failed", failed_rules=rules, excused_rules=excused)
-
-
 def test_unused_elements_are_those_no_excusal_marked() -> None:
     scopes = {RULE: frozenset({"add", "neg", "x + y"}), OTHER: frozenset()}
     verdicts = {RULE: "expected_failure", OTHER: "expected_failure"}
-    outcomes = [_failed((RULE, OTHER), (RULE, OTHER))]
-    assert unused_scope(scopes, verdicts, outcomes, {RULE: {"add"}}) == {RULE: ["neg", "x + y"]}
-    assert unused_scope(scopes, verdicts, outcomes, {RULE: {"add", "neg", "x + y"}}) == {}
+    assert unused_scope(scopes, verdicts, {RULE: {"add"}}) == {RULE: ["neg", "x + y"]}
+    assert unused_scope(scopes, verdicts, {RULE: {"add", "neg", "x + y"}}) == {}
 
 
-@pytest.mark.parametrize("why, verdict, excused, used, scope", [
-    ("its rule did not fail: the entry is stale, reported as such", "pass", (RULE,),
+@pytest.mark.parametrize("why, verdict, used, scope", [
+    ("its rule did not fail: the entry is stale, reported as such", "pass",
      {RULE: {"add"}}, frozenset({"add", "neg"})),
-    ("a test excused the rule without reading scopes", "expected_failure", None,
-     {RULE: {"add"}}, frozenset({"add", "neg"})),
-    ("no element was used: the rule was excused elsewhere", "expected_failure", (RULE,), {},
+    ("no element was used: the rule was excused through surface", "expected_failure", {},
      frozenset({"add", "neg"})),
-    ("a surface-only entry has no functions", "expected_failure", (RULE,), {RULE: {"add"}},
-     NOWHERE),
+    ("a surface-only entry has no functions", "expected_failure", {RULE: {"add"}}, NOWHERE),
 ])
 def test_entries_whose_elements_say_nothing_are_left_out(
-        why: str, verdict: str, excused: tuple[str, ...] | None, used: dict[str, set[str]],
-        scope: frozenset[str]) -> None:
-    assert unused_scope({RULE: scope}, {RULE: verdict}, [_failed((RULE,), excused)], used) == {}, why
+        why: str, verdict: str, used: dict[str, set[str]], scope: frozenset[str]) -> None:
+    assert unused_scope({RULE: scope}, {RULE: verdict}, used) == {}, why
 
 
 def test_the_terminal_says_which_elements_and_where_to_remove_them() -> None:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from spec.model.functions import FORMS, FUNCS, HANDED
 from spec.model.trace import UNLISTED_RULE
 
 from ..judge.excusal import COMPILED_WORDS, OWN_FUNCTION
-from ..report.verdicts import TestOutcome
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -159,20 +158,17 @@ def stale_entries(expected: Mapping[str, str], verdicts: Mapping[str, str]) -> l
 
 
 def unused_scope(scopes: Mapping[str, frozenset[str]], verdicts: Mapping[str, str],
-                 outcomes: Iterable[TestOutcome],
                  used: Mapping[str, Collection[str]]) -> dict[str, list[str]]:
     """``{rule_id: elements}``: the elements of each entry's ``functions`` (function names and
     scope words) that excused no divergence in this run, in sorted order, for entries whose
-    rule was an expected failure. An entry is left out where a test excused its rule without
-    reading scopes (its failures then say nothing of which element was needed), and where
-    none of its elements was used (the same: its rule was excused elsewhere than by its
-    functions); an empty scope (any function) and a ``surface``-only one have no elements."""
-    blind = {rule for o in outcomes if o.status == "failed" and o.excused_rules is None
-             for rule in o.failed_rules}
+    rule was an expected failure. A scoped entry is only ever used where its scope is read
+    (see TestOutcome.excused), so an entry none of whose elements was used was used through
+    ``surface`` alone and is left out; an empty scope (any function) and a ``surface``-only
+    one have no elements."""
     out: dict[str, list[str]] = {}
     for rule_id, scope in scopes.items():
         if (verdicts.get(rule_id) != "expected_failure" or not scope or scope == NOWHERE
-                or rule_id in blind or not used.get(rule_id)):
+                or not used.get(rule_id)):
             continue
         left = sorted(scope - set(used[rule_id]))
         if left:

@@ -158,10 +158,10 @@ def _finish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
     if problems:
         level = {"reached": "none", "features": []}
         shield = {**shield, "message": "incomplete run", "color": "red"}
-    stale = [] if problems else stale_entries(state.expected, {k: v.verdict for k, v in verdicts.items()})
-    unused = {} if problems or selection.partial else unused_scope(
-        state.scopes, {k: v.verdict for k, v in verdicts.items()}, state.outcomes.values(),
-        state.scope_used)
+    said = {k: v.verdict for k, v in verdicts.items()}
+    stale = [] if problems else stale_entries(state.expected, said)
+    unused = {} if problems or selection.partial else unused_scope(state.scopes, said,
+                                                                   state.scope_used)
     requested = state.requested or expected_settings(state.profile, state.seed)
     hypothesis = hypothesis_section(requested, state.observed)
     certificate = build_certificate(
