@@ -137,6 +137,8 @@ def test_the_compiled_sweep_draws_where_the_compiled_function_begins(
         return None
 
     monkeypatch.setattr(sweep_module, "check", recording_check)
+    # a seed of its own: 300 draws of a random seed miss one of the kinds below for 2 seeds in 60
+    monkeypatch.setattr(sweep_module, "given_seed", lambda: 0)
 
     def drawn(compiling: bool) -> tuple[set[Boundary], int]:
         seen.clear()
