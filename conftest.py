@@ -28,8 +28,9 @@ from conformance import plugin
 from conformance.session import profiles
 
 #: --dist loadgroup keeps each xdist_group on one worker on every pytest (tests/xdist_groups.py);
-#: a session that starts the same run of the suite twice fails (tests/suite_runs.py)
-pytest_plugins = ["tests.xdist_groups", "tests.suite_runs"]
+#: a session that starts the same run of the suite twice fails (tests/suite_runs.py); it ends
+#: with its process time by test module (tests/session_costs.py)
+pytest_plugins = ["tests.xdist_groups", "tests.suite_runs", "tests.session_costs"]
 
 #: Set (to anything) by the tox envs of the other Python versions.
 PORTABLE = "TESTS_PORTABLE"
