@@ -62,14 +62,22 @@ def _suite_ancestors() -> list[int]:
 
 
 def _detached(body: object, clear_env: bool = False) -> None:
-    """Run ``body()`` (or sleep) in a grandchild in a new session (double fork + setsid)."""
+    """Run ``body()`` (or sleep) in a grandchild in a new session (double fork + setsid).
+
+    Returns once the grandchild has noted its pid (or died): a caller that then kills the suite
+    must not race it (the watchdog could end it before it noted itself, and a test counting the
+    pids would see one too few)."""
+    noted, written = os.pipe()
     if os.fork() == 0:
         try:
+            os.close(noted)
             os.setsid()
             if os.fork() == 0:
                 for name in ("SIGTERM", "SIGHUP", "SIGINT"):
                     signal.signal(getattr(signal, name), signal.SIG_IGN)
                 _note()
+                os.write(written, b"1")
+                os.close(written)
                 if clear_env:  # no trace of the run's environment: only re-parenting finds it
                     os.execve(sys.executable, [sys.executable, "-c",
                                                "import time; time.sleep(3600)"], {})
@@ -79,6 +87,9 @@ def _detached(body: object, clear_env: bool = False) -> None:
                     time.sleep(3600)
         finally:
             os._exit(0)
+    os.close(written)
+    os.read(noted, 1)  # b"" when every writer is gone without writing: the grandchild died
+    os.close(noted)
     os.wait()
 
 
