@@ -14,12 +14,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import resource
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+
+from tests.suite_runs import _is_suite_run, _process_seconds
 
 #: The environment variable naming the session's log (one JSON object a line).
 COST_LOG = "TESTS_MODULE_COST_LOG"
@@ -28,12 +29,6 @@ _SHOWN = 12
 
 _LOG = pytest.StashKey[Path]()
 _BEFORE = pytest.StashKey[str | None]()
-
-
-def _process_seconds() -> float:
-    own, children = (resource.getrusage(resource.RUSAGE_SELF),
-                     resource.getrusage(resource.RUSAGE_CHILDREN))
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def by_module(lines: Iterable[str]) -> list[tuple[str, float, int]]:
@@ -46,10 +41,6 @@ def by_module(lines: Iterable[str]) -> list[tuple[str, float, int]]:
         seconds, tests = totals.get(entry["module"], (0.0, 0))
         totals[entry["module"]] = (seconds + float(entry["seconds"]), tests + 1)
     return sorted(((m, s, n) for m, (s, n) in totals.items()), key=lambda row: (-row[1], row[0]))
-
-
-def _is_suite_run(config: pytest.Config) -> bool:
-    return any("conformance.suite" in str(arg) for arg in config.invocation_params.args)
 
 
 def pytest_configure(config: pytest.Config) -> None:
