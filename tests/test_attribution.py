@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from conformance.judge.comparison import attribute
 from spec.model import predict, scenario_from_dict
 from spec.model.stack import predict_stack
@@ -176,3 +178,52 @@ def test_a_forwarding_mode_whose_forwarded_call_runs_the_kernel_answers_for_itse
     outcome = predict(scenario).outcome
     assert isinstance(outcome, Returned)
     assert outcome.rules == ("TFM_ORDER_002",)
+
+
+# Found by certifying torch 2.5.1 and 2.8.0 under torch.compile: a handler calls the scenario's
+# own function foo again under a guard (the default handler inside DisableTorchFunctionSubclass,
+# or a subclass handler that forwards inside DisableTorchFunction), where has_torch_function is
+# False and foo computes. Compiled, the guard was ignored: foo dispatched anyway, found no
+# handler and raised "no implementation found ... []". That breaks the guard's rule alone, not
+# every rule that decides the value foo should have returned.
+NO_TYPES = "no implementation found for 'scenario.foo' on types that implement __torch_function__: []"
+RECALLS = {
+    "default handler": {"classes": [{"name": "B", "handler": "inherit"}]},
+    "forward inside DisableTorchFunction under a declining mode": {
+        "classes": [{"name": "B", "behaviour": "forward_disabled"}],
+        "modes": [{"name": "M", "behaviour": "notimpl"}], "setup": [{"enter": "M"}]},
+}
+
+
+# (In the 2022 design a mode stays current inside DisableTorchFunction, TFM_DISABLE_002, so
+# there the second case's inner call reaches the declining mode: only the stack generation.)
+@pytest.mark.parametrize(("recall", "generation"), [
+    ("default handler", "2022"), ("default handler", "stack"),
+    ("forward inside DisableTorchFunction under a declining mode", "stack")])
+def test_a_guarded_function_that_dispatches_anyway_breaks_the_guards_rule_alone(
+        recall: str, generation: str) -> None:
+    setup = RECALLS[recall]
+    scenario = scenario_from_dict({"generation": generation, **setup,
+                                   "functions": [{"name": "foo", "params": 1, "relevant": ["a"]}],
+                                   "call": {"func": "foo", "args": ["B"]}})
+    expected = predict(scenario)
+    assert isinstance(expected.outcome, Returned)
+    assert len(expected.outcome.rules) > 1, "the value is decided by more than the guard"
+    guard = [alt.rules for alt in expected.outcome.if_raised]
+    assert guard == [("TFM_REACH_003",)]
+    observed = replace(expected, outcome=Raised("TypeError", Message((NO_TYPES,))))
+    assert attribute(scenario, expected, observed, {}) == ("TFM_REACH_003",)
+    # another exception there is not the guard's: the value's rules, as before
+    for other in (Raised("TypeError", Message((NO_TYPES[:-2] + "[<class 'B'>]",))),
+                  Raised("RuntimeError", Message((NO_TYPES,)))):
+        assert attribute(scenario, expected, replace(expected, outcome=other), {}) == (
+            expected.outcome.rules)
+
+
+def test_a_function_that_dispatches_without_a_handler_in_reach_breaks_its_reach_rule() -> None:
+    # The same exception at the top: foo(x) on a plain tensor with no mode must compute.
+    scenario = scenario_from_dict({"functions": [{"name": "foo", "params": 1, "relevant": ["a"]}],
+                                   "call": {"func": "foo", "args": ["plain"]}})
+    expected = predict(scenario)
+    observed = replace(expected, outcome=Raised("TypeError", Message((NO_TYPES,))))
+    assert attribute(scenario, expected, observed, {}) == ("TFM_REACH_003",)

@@ -58,6 +58,12 @@ BUILT = {
         "        iter(relevant_args)\n"
         "    except TypeError:\n"
         '        __import__("os").abort()\n'),),
+    # has_torch_function counts a subclass's override inside DisableTorchFunction (as compiled
+    # torch 2.5.1 and 2.8.0 did): a function a handler calls again under the guard dispatches,
+    # finds no handler and raises where it should compute.
+    "blame_guard_ignores_disable": (Mutation(
+        "_C.py", "    if tp is _tensor_class or not _tls.state.enabled:\n",
+        "    if tp is _tensor_class:\n"),),
 }
 #: The warning blame_noisy_tensor raises, as the certificate lists it.
 NOISE = {"category": "UserWarning", "message": "Failed to initialize FooLib: no module named foolib"}
@@ -100,6 +106,11 @@ FAULTS = {
     "empty_sequence_dispatches": Fault("tests.mutants.empty_sequence_dispatches",
                                        frozenset({"TFM_REACH_002"}),
                                        "has_torch_function(()) is True under a mode"),
+    # The exception the guarded call raises is the guard's divergence, not that of every rule
+    # that decides the value it should have returned (the default handler's TFM_DISABLE_004,
+    # the first answer's TFM_ORDER_007, ...).
+    "guard_ignores_disable": Fault("blame_guard_ignores_disable", frozenset({"TFM_REACH_003"}),
+                                   "has_torch_function counts overrides inside DisableTorchFunction"),
 }
 
 

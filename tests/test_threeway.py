@@ -13,13 +13,14 @@ from dataclasses import replace
 import reference_impl
 from conformance.adapter import NamespaceAdapter
 from conformance.judge.compare import differences
-from conformance.judge.excusal import judge
+from conformance.judge.comparison import compare_traces
+from conformance.judge.excusal import absorb, judge
 from conformance.judge.threeway import eager_as_reference, reference, templated, to_common_depth
 from conformance.target.runner import execute
 from spec.model import predict
 from spec.model.codec import scenario_from_dict
-from spec.model.trace import Message, Raised, Ref, Trace
-from tests.mutants._build import build
+from spec.model.trace import Message, Raised, Ref, Returned, Trace
+from tests.mutants._build import Mutation, build
 from tests.mutants.kwargs_empty_dict import MUTATIONS as KWARGS_DICT
 
 RIGHT = NamespaceAdapter(reference_impl)
@@ -128,3 +129,37 @@ def test_recursion_to_a_different_depth_is_not_a_difference_but_what_recursed_is
     assert differences(*to_common_depth(deep, other), naming)
     returned = replace(shallow, outcome=eager.outcome)
     assert to_common_depth(deep, returned) == (deep, returned)
+
+
+#: compiled torch 2.5.1 and 2.8.0's stand-in: has_torch_function counts a subclass's override
+#: inside DisableTorchFunction, so a function the default handler calls again dispatches there
+IGNORES_GUARD = NamespaceAdapter(build("tfmode_threeway_guard", (Mutation(
+    "_C.py", "    if tp is _tensor_class or not _tls.state.enabled:\n", "    if tp is _tensor_class:\n"),)))
+#: foo(b), b of a subclass that keeps the default handler: it calls foo again, guarded
+RECALL = scenario_from_dict({
+    "classes": [{"name": "B", "handler": "inherit"}],
+    "functions": [{"name": "foo", "params": 1, "relevant": ["a"]}],
+    "call": {"func": "foo", "args": ["B"]},
+})
+
+
+def test_a_compiled_call_that_dispatches_past_a_guard_fails_the_guards_rule_alone() -> None:
+    expected = predict(RECALL)
+    eager, eager_naming = execute(RECALL, RIGHT)
+    oracle = reference(expected, eager, eager_naming)
+    assert oracle is not None
+    compiled, naming = execute(RECALL, IGNORES_GUARD)
+    assert isinstance(compiled.outcome, Raised) and compiled.outcome.exc_type == "TypeError"
+    assert isinstance(expected.outcome, Returned) and len(expected.outcome.rules) > 1
+    assert judge(RECALL, oracle, compiled, naming).failed == ("TFM_REACH_003",)
+
+
+def test_an_absorbed_value_keeps_what_the_call_would_raise_otherwise() -> None:
+    expected = predict(RECALL)
+    assert isinstance(expected.outcome, Returned) and expected.outcome.if_raised
+    other = replace(expected, outcome=Returned(7))
+    absorbed = absorb(compare_traces(RECALL, expected, other, {}))
+    assert absorbed is not None and isinstance(absorbed.outcome, Returned)
+    assert absorbed.outcome.value == 7
+    assert absorbed.outcome.rules == expected.outcome.rules
+    assert absorbed.outcome.if_raised == expected.outcome.if_raised

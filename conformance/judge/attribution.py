@@ -29,6 +29,7 @@ from .compare import (
     differing_field,
     differing_part,
     event_matches,
+    message_matches,
     outcome_differs,
     reordered,
 )
@@ -125,6 +126,14 @@ def outcome_rules(expected: Outcome, observed: Outcome, naming: Naming) -> tuple
         # A value where the model knows whose divergence it is: the call never reached the
         # handler whose dispatch raises, or an operator swallowed what ends its expression.
         return expected.if_returned
+    if isinstance(expected, Returned) and isinstance(observed, Raised):
+        # An exception the model knows the call would end with had a step gone the other way
+        # (a guard dispatching where it decides the function computes): that step's rules.
+        text = observed.message.render()
+        for alt in expected.if_raised:
+            if alt.exc_type == observed.exc_type and message_matches(alt.message, naming, text,
+                                                                     whole=True):
+                return alt.rules
     if isinstance(expected, Raised) and isinstance(observed, Raised) and (
             expected.exc_type == observed.exc_type):
         rules = _text_rules(expected.message, observed.message.render(), naming)

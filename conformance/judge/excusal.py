@@ -19,7 +19,7 @@ from spec.boundary import WORDS, Boundary
 from spec.model import Unbounded, Unspecified, predict
 from spec.model.functions import FORMS
 from spec.model.scenario import Scenario
-from spec.model.trace import HandlerRun, Trace, Unlisted
+from spec.model.trace import HandlerRun, Returned, Trace, Unlisted
 
 from .compare import Naming, reordered
 from .comparison import Comparison, compare_traces
@@ -228,8 +228,12 @@ def absorb(comparison: Comparison) -> Trace | None:
         assert isinstance(first.observed, Unlisted)
         return replace(expected, unlisted=(*expected.unlisted, first.observed))
     if first.place == "outcome":
-        if type(expected.outcome) is not type(comparison.observed.outcome):
+        observed = comparison.observed.outcome
+        if type(expected.outcome) is not type(observed):
             return None
-        return replace(expected, outcome=replace(comparison.observed.outcome,
-                                                 rules=expected.outcome.rules))
+        if isinstance(observed, Returned) and isinstance(expected.outcome, Returned):
+            # The value as observed; the rules that decide it, and what it would raise
+            # otherwise (``if_raised``), as predicted.
+            return replace(expected, outcome=replace(expected.outcome, value=observed.value))
+        return replace(expected, outcome=replace(observed, rules=expected.outcome.rules))
     return replace(expected, after=comparison.observed.after)

@@ -20,7 +20,7 @@ from spec.model.functions import tensor_data
 from spec.model.raising import ModelRaise
 from spec.model.scenario import Scenario, Step
 from spec.model.trace import Message, Raised, Returned, Trace
-from spec.model.values import ModeRef, SymTensor, to_value
+from spec.model.values import ModeRef, SymTensor
 
 from ..base.safe import name_of, text_of
 from ..generate.steps import Op
@@ -157,10 +157,10 @@ class Lockstep(RuleBasedStateMachine):
         self.impl.received.clear()
         before_model, before_impl = len(self.model.events), len(self.impl.events)
         self.model.value_rules.clear()
+        self.model.guard_raises.clear()
         expected: Returned | Raised
         try:
-            value = to_value(self.model.call(func, model_args, {}))
-            expected = Returned(value, tuple(sorted(self.model.value_rules)) or ("TFM_ORDER_007",))
+            expected = self.model.returned(self.model.call(func, model_args, {}))
         except ModelRaise as exc:
             expected = Raised(exc.exc_type, exc.message, exc.rules, exc.if_returned)
         raised = isinstance(expected, Raised)

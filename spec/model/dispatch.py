@@ -21,6 +21,7 @@ from .trace import (
     HandlerRun,
     KwargsSeen,
     Message,
+    Raised,
 )
 from .values import NOTIMPL, SymTensor, SymValue
 
@@ -63,8 +64,9 @@ class Dispatch(Handlers):
             else:
                 relevant.append(value)
         if self._forced_here() is None and not self._probe_items(relevant):
-            self._note(f"has_torch_function of ({', '.join(decl.relevant)}) is False: {func} runs "
-                       "without dispatching", self._probe_rule(relevant), no_handler=True)
+            self.runs_without_dispatching(
+                func, f"has_torch_function of ({', '.join(decl.relevant)}) is False: {func} runs "
+                "without dispatching", self._probe_rule(relevant))
             return self._kernel(func, [bound[n] for n in decl.names], {})
         split = decl.params - decl.keywords
         positional = [bound[n] for n in decl.names[:split]]
@@ -81,8 +83,9 @@ class Dispatch(Handlers):
             overloaded = self._forced(overloaded, relevant)
         mode = self.active_mode()
         if python and self._forced_here() is None and not any(self._has_tf(x) for x in relevant):
-            self._note("no argument has a handler and no mode is current: the function runs",
-                       "TFM_REACH_002" if not relevant else "TFM_REACH_003", no_handler=True)
+            self.runs_without_dispatching(
+                func, "no argument has a handler and no mode is current: the function runs",
+                "TFM_REACH_002" if not relevant else "TFM_REACH_003")
             return self._kernel(func, args, kwargs)
         if not python and mode is None and not overloaded:
             if self.disabled:
@@ -152,6 +155,18 @@ class Dispatch(Handlers):
                                   "give no handler to run")
             out.append(match)
         return out
+
+    def runs_without_dispatching(self, func: str, text: str, rule: str) -> None:
+        """A function written in Python whose guard (``rule``) decides that it computes without
+        dispatching. Had it dispatched anyway, with no handler in reach it would find none and
+        raise the 'no implementation found' TypeError with no types: that exception where the
+        call should return is the divergence of ``rule`` alone (``Returned.if_raised``), not of
+        the rules of the value. The guard is False only with no mode in reach, so the text has
+        no mode; where the release's texts do not establish it, nothing is recorded."""
+        self._note(text, rule, no_handler=True)
+        if self.texts.known("no-implementation-python"):
+            message = msg.no_implementation(self.texts, func, (), None, python=True)
+            self.guard_raises.append(Raised("TypeError", message, (rule,)))
 
     def no_implementation(self, func: str, types: tuple[str, ...], python: bool) -> Message:
         return msg.no_implementation(self.texts, func, types, self._label(self.current), python=python)

@@ -35,11 +35,10 @@ from .trace import (
     Note,
     Outcome,
     Raised,
-    Returned,
     Settled,
     Trace,
 )
-from .values import ModeRef, SymTensor, SymValue, to_value
+from .values import ModeRef, SymTensor, SymValue
 
 
 class Engine(Dispatch):
@@ -51,7 +50,7 @@ class Engine(Dispatch):
             self.construct_upfront(name)
         try:
             value = self._enter(0)
-            outcome = Returned(to_value(value), tuple(sorted(self.value_rules)) or ("TFM_ORDER_007",))
+            outcome = self.returned(value)
         except ModelRaise as exc:
             outcome = Raised(exc.exc_type, exc.message, exc.rules, exc.if_returned)
         if self.sc.modes or any(isinstance(e, HandlerRun) for e in self.events):

@@ -233,11 +233,14 @@ def _translate(trace: Trace, table: dict[str, tuple[str, ...]]) -> Trace:
         else:
             event = replace(event, rules=tr(event.rules))
         events.append(event)
-    outcome = replace(trace.outcome, rules=tr(trace.outcome.rules))
-    if isinstance(outcome, Raised):
+    def raised(outcome: Raised) -> Raised:
         message = outcome.message
-        outcome = replace(outcome, message=replace(message, rules=tuple(tr(r) for r in message.rules)),
-                          if_returned=tr(outcome.if_returned))
+        return replace(outcome, rules=tr(outcome.rules), if_returned=tr(outcome.if_returned),
+                       message=replace(message, rules=tuple(tr(r) for r in message.rules)))
+
+    outcome = (raised(trace.outcome) if isinstance(trace.outcome, Raised) else replace(
+        trace.outcome, rules=tr(trace.outcome.rules),
+        if_raised=tuple(raised(alt) for alt in trace.outcome.if_raised)))
     notes = tuple((i, replace(note, rules=tr(note.rules))) for i, note in trace.notes)
     return Trace(tuple(events), outcome, trace.after, notes, tr(trace.after_rules))
 

@@ -27,8 +27,10 @@ from .scenario import (
 from .trace import (
     Event,
     Note,
+    Raised,
+    Returned,
 )
-from .values import ClassWorld, ModeRef, SymTensor, SymValue
+from .values import ClassWorld, ModeRef, SymTensor, SymValue, to_value
 
 
 class EngineState:
@@ -49,6 +51,9 @@ class EngineState:
         self.events: list[Event] = []
         self.notes: list[tuple[int, Note]] = []
         self.value_rules: set[str] = set()
+        #: The exceptions the call would end with had a guard the model decides False
+        #: dispatched anyway (``Returned.if_raised``).
+        self.guard_raises: list[Raised] = []
         self.origin: Origin = Origin("top")
         self.depth = 0
         self._serial = itertools.count(1)
@@ -125,6 +130,12 @@ class EngineState:
         if func == "split":
             return tuple(SymTensor("Tensor", part) for part in out)
         return SymTensor("Tensor", out)
+
+    def returned(self, value: SymValue) -> Returned:
+        """The outcome of a call that returns ``value``: the rules that decided it (the first
+        answer's, TFM_ORDER_007, where no other did) and what it would raise otherwise."""
+        return Returned(to_value(value), tuple(sorted(self.value_rules)) or ("TFM_ORDER_007",),
+                        tuple(self.guard_raises))
 
     def _note(self, text: str, *rules: str, no_handler: bool = False) -> None:
         self.notes.append((len(self.events), Note(text, rules, no_handler)))

@@ -207,6 +207,12 @@ UNLISTED_RULE = "TFM_REACH_010"
 class Returned:
     value: Value
     rules: tuple[str, ...] = field(default=(), compare=False)
+    #: The exceptions the call would end with had a step the model decides gone the other way,
+    #: each with the rules of that step (its ``rules``) where the model knows them better than
+    #: ``rules``: a function whose has_torch_function guard is False, dispatched anyway, finds
+    #: no handler and raises the 'no implementation found' TypeError with no types
+    #: (:meth:`~spec.model.dispatch.Dispatch.runs_without_dispatching`). Empty: ``rules``.
+    if_raised: tuple[Raised, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
