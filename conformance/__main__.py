@@ -153,6 +153,10 @@ def _passed_on(command: str, rest: list[str]) -> int:
     if command in ("run", "certify"):
         import subprocess
 
+        if _asks_for_workers(rest) and not _has_xdist():
+            print(f"python -m conformance {command}: error: {_NO_XDIST}", file=sys.stderr)
+            return 2
+
         extra = ["--certify"] if command == "certify" and "--certify" not in rest else []
         plugin = [] if _plugin_autoloads() else ["-p", "conformance.plugin"]
         # A process of its own: pytest then imports the suite itself (its assertions rewritten).
@@ -165,6 +169,28 @@ def _passed_on(command: str, rest: list[str]) -> int:
     from .matrix import main as matrix_main
 
     return matrix_main(rest)
+
+
+#: The one line a run that asks for workers gets where pytest-xdist is not installed.
+_NO_XDIST = "-n needs pytest-xdist, which is not installed here (pip install pytest-xdist)"
+
+
+def _asks_for_workers(rest: list[str]) -> bool:
+    """Whether pytest's arguments ``rest`` ask for pytest-xdist workers (``-n N``, ``-nN``,
+    ``--numprocesses``), before a ``--`` that ends the options."""
+    for arg in rest:
+        if arg == "--":
+            return False
+        if arg == "-n" or arg.startswith("--numprocesses") or (
+                arg.startswith("-n") and arg[2:3].isalnum()):
+            return True
+    return False
+
+
+def _has_xdist() -> bool:
+    from importlib.util import find_spec
+
+    return find_spec("xdist") is not None
 
 
 def _plugin_autoloads() -> bool:
@@ -185,6 +211,8 @@ def _verify(args: argparse.Namespace) -> int:
         raise _UsageError("--workers must be at least 1")
     if not args.timeout > 0:
         raise _UsageError("--timeout must be a number of seconds > 0")
+    if args.workers is not None and not _has_xdist():
+        raise _UsageError(_NO_XDIST)
     try:
         status, _ = verify(args.certificate, workers=args.workers, timeout=args.timeout)
     except VerifyError as exc:

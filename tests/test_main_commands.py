@@ -94,3 +94,26 @@ def test_impl_path_is_one_function_that_changes_nothing_on_a_bad_folder(
     assert sys.path == [str(tmp_path / "a"), str(tmp_path / "b"), "/elsewhere"]
     monkeypatch.setenv("TFMODE_IMPL_PATH", "b")
     assert put_impl_path(None, tmp_path) == [str(tmp_path / "b")]
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "--impl", "reference_impl", "-n", "2"], ["certify", "-n2"],
+    ["run", "--numprocesses=2"], ["verify", "no-such-certificate.json", "-n", "2"]])
+def test_workers_without_pytest_xdist_is_one_line(
+        argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import conformance.__main__ as entry
+
+    monkeypatch.setattr(entry, "_has_xdist", lambda: False)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "-n needs pytest-xdist" in err, err
+    assert err.startswith(f"python -m conformance {argv[0]}: error: ")
+
+
+def test_only_a_workers_option_asks_for_workers() -> None:
+    from conformance.__main__ import _asks_for_workers
+
+    for rest in (["-n", "2"], ["-n2"], ["-nauto"], ["--numprocesses", "2"], ["-q", "-n", "1"]):
+        assert _asks_for_workers(rest), rest
+    for rest in ([], ["-q"], ["--impl", "reference_impl"], ["--", "-n", "2"], ["--no-header"]):
+        assert not _asks_for_workers(rest), rest
