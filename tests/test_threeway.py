@@ -20,8 +20,9 @@ from conformance.target.runner import execute
 from spec.model import predict
 from spec.model.codec import scenario_from_dict
 from spec.model.trace import Message, Raised, Ref, Returned, Trace
-from tests.mutants._build import Mutation, build
+from tests.mutants._build import build
 from tests.mutants.kwargs_empty_dict import MUTATIONS as KWARGS_DICT
+from tests.test_blame import BUILT
 
 RIGHT = NamespaceAdapter(reference_impl)
 #: eager torch's stand-in that departs from the model: native handlers get kwargs == {}
@@ -133,8 +134,8 @@ def test_recursion_to_a_different_depth_is_not_a_difference_but_what_recursed_is
 
 #: compiled torch 2.5.1 and 2.8.0's stand-in: has_torch_function counts a subclass's override
 #: inside DisableTorchFunction, so a function the default handler calls again dispatches there
-IGNORES_GUARD = NamespaceAdapter(build("tfmode_threeway_guard", (Mutation(
-    "_C.py", "    if tp is _tensor_class or not _tls.state.enabled:\n", "    if tp is _tensor_class:\n"),)))
+#: (the planted fault of tests/test_blame.py, built here in-process)
+IGNORES_GUARD = NamespaceAdapter(build("tfmode_threeway_guard", BUILT["blame_guard_ignores_disable"]))
 #: foo(b), b of a subclass that keeps the default handler: it calls foo again, guarded
 RECALL = scenario_from_dict({
     "classes": [{"name": "B", "handler": "inherit"}],
