@@ -7,7 +7,9 @@ from dataclasses import replace
 import pytest
 
 from conformance.judge.comparison import attribute
+from spec.examples import load_examples
 from spec.model import predict, scenario_from_dict
+from spec.model.scenario import Scenario
 from spec.model.stack import predict_stack
 from spec.model.trace import Installed, Message, Raised, Returned, Settled, Trace, WarningEmitted
 
@@ -227,3 +229,33 @@ def test_a_function_that_dispatches_without_a_handler_in_reach_breaks_its_reach_
     expected = predict(scenario)
     observed = replace(expected, outcome=Raised("TypeError", Message((NO_TYPES,))))
     assert attribute(scenario, expected, observed, {}) == ("TFM_REACH_003",)
+
+
+# Found by certifying torch 2.8.0 to 2.14.1 under torch.compile: a subclass handler's TypeError
+# for x.grad comes out of Dynamo's own read of the input's grad, before the call's steps, and
+# wrapped: InternalTorchDynamoError("TypeError: no gradient here"). That is the predicted
+# exception come out otherwise (TFM_ERROR_005, TFM_SYNTAX_002), not the divergence of the
+# call's settling it cut short (which the files excused under TFM_STACK_002).
+def _property_error() -> tuple[Scenario, Trace]:
+    example = next(e for e in load_examples() if e.name == "handler_type_error_comes_out_of_a_property")
+    return example.scenario, predict(example.scenario)
+
+
+def test_the_predicted_exception_wrapped_and_early_is_the_exceptions_divergence() -> None:
+    scenario, expected = _property_error()
+    assert isinstance(expected.outcome, Raised) and expected.outcome.exc_type == "TypeError"
+    settled = next(i for i, e in enumerate(expected.events) if isinstance(e, Settled))
+    wrapped = Raised("InternalTorchDynamoError", Message(("TypeError: no gradient here",)))
+    observed = _cut_after(expected, settled, wrapped)
+    assert attribute(scenario, expected, observed, {}) == expected.outcome.rules
+    assert set(expected.outcome.rules) == {"TFM_ERROR_005", "TFM_SYNTAX_002"}
+    assert not set(expected.outcome.rules) & set(expected.events[settled].rules)
+
+
+@pytest.mark.parametrize("text", ["TypeError: another text", "no gradient here",
+                                  "ValueError: no gradient here"])
+def test_another_exception_early_is_still_the_missing_steps_divergence(text: str) -> None:
+    scenario, expected = _property_error()
+    settled = next(i for i, e in enumerate(expected.events) if isinstance(e, Settled))
+    observed = _cut_after(expected, settled, Raised("InternalTorchDynamoError", Message((text,))))
+    assert attribute(scenario, expected, observed, {}) == expected.events[settled].rules
