@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -37,13 +38,30 @@ def test_file_loads_and_names_rules_that_hold_for_torch(path: Path) -> None:
         assert all(entry.get("snippet", "").strip() for entry in data.values()), "every entry has a snippet"
 
 
+
+CERTIFICATES = Path(__file__).resolve().parents[1] / "docs" / "certificates"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_the_committed_certificate_gives_the_files_reasons(path: Path) -> None:
+    """Each expected failure of a committed certificate carries the reason its file gives now:
+    a reason edited after the run must not leave the certificate saying the old one."""
+    certificate = json.loads((CERTIFICATES / f"{path.stem}.json").read_text())
+    reasons = load_expectations(path, load_catalogue().ids())
+    given = {rule_id: rule["expected_failure_reason"]
+             for rule_id, rule in certificate["rules"].items()
+             if rule.get("expected_failure_reason") is not None}
+    assert given, "the certificate gives no expected failure"
+    differ = sorted(rule_id for rule_id, reason in given.items() if reasons.get(rule_id) != reason)
+    assert not differ, f"{path.stem}.json gives other reasons than {path.name}: {differ}"
+
 def _snippets_for_installed_torch() -> list[object]:
     if not TORCH:
         return []
     import torch
 
     stem = f"torch-{torch.__version__.split('+')[0]}"
-    cases = []
+    cases: list[object] = []
     for path in FILES:
         if path.stem == stem:
             for rule_id, entry in tomllib.loads(path.read_text()).items():
