@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.session.expectations import load_expectations
+from conformance.session.expectations import load_expectations, load_scopes
 from spec.catalogue import load_catalogue
 
 if sys.version_info >= (3, 11):
@@ -38,6 +38,15 @@ def test_file_loads_and_names_rules_that_hold_for_torch(path: Path) -> None:
         assert all(entry.get("snippet", "").strip() for entry in data.values()), "every entry has a snippet"
 
 
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.stem.endswith("-compiled")], ids=lambda p: p.stem)
+def test_every_compiled_entry_is_scoped(path: Path) -> None:
+    """A compiled entry without functions would excuse every divergence of its rule, in any
+    function and any compiled run: each names where its divergence shows."""
+    scopes = load_scopes(path, load_catalogue().ids())
+    assert scopes, "the file has entries"
+    unscoped = sorted(rule_id for rule_id, functions in scopes.items() if not functions)
+    assert not unscoped, f"{path.name}: entries without functions: {unscoped}"
 
 CERTIFICATES = Path(__file__).resolve().parents[1] / "docs" / "certificates"
 
