@@ -231,31 +231,41 @@ def test_a_function_that_dispatches_without_a_handler_in_reach_breaks_its_reach_
     assert attribute(scenario, expected, observed, {}) == ("TFM_REACH_003",)
 
 
-# Found by certifying torch 2.8.0 to 2.14.1 under torch.compile: a subclass handler's TypeError
-# for x.grad comes out of Dynamo's own read of the input's grad, before the call's steps, and
-# wrapped: InternalTorchDynamoError("TypeError: no gradient here"). That is the predicted
-# exception come out otherwise (TFM_ERROR_005, TFM_SYNTAX_002), not the divergence of the
-# call's settling it cut short (which the files excused under TFM_STACK_002).
-def _property_error() -> tuple[Scenario, Trace]:
-    example = next(e for e in load_examples() if e.name == "handler_type_error_comes_out_of_a_property")
-    return example.scenario, predict(example.scenario)
+# Found by certifying torch under torch.compile: the predicted exception comes out before the
+# call's steps, and wrapped. A subclass handler's TypeError for x.grad comes out of Dynamo's own
+# read of the input's grad (2.8.0 to 2.14.1) as InternalTorchDynamoError("TypeError: no gradient
+# here"); a classmethod mode's RuntimeError out of Dynamo's compilation (2.5.1, 2.6.0, 2.11.0)
+# as InternalTorchDynamoError("RuntimeError: Defining your mode's ..."). That is the predicted
+# exception come out otherwise (its rules: TFM_ERROR_005 and TFM_SYNTAX_002, TFM_STACK_008), not
+# the divergence of the call's settling it cut short (TFM_STACK_002, which the files excused).
+WRAPPED = [("handler_type_error_comes_out_of_a_property", {"TFM_ERROR_005", "TFM_SYNTAX_002"}),
+           ("classmethod_mode_handler_rejected", {"TFM_STACK_008"})]
 
 
-def test_the_predicted_exception_wrapped_and_early_is_the_exceptions_divergence() -> None:
-    scenario, expected = _property_error()
-    assert isinstance(expected.outcome, Raised) and expected.outcome.exc_type == "TypeError"
+def _early(name: str) -> tuple[Scenario, Trace, Raised, int]:
+    example = next(e for e in load_examples() if e.name == name)
+    expected = predict(example.scenario)
+    assert isinstance(expected.outcome, Raised)
     settled = next(i for i, e in enumerate(expected.events) if isinstance(e, Settled))
-    wrapped = Raised("InternalTorchDynamoError", Message(("TypeError: no gradient here",)))
+    return example.scenario, expected, expected.outcome, settled
+
+
+@pytest.mark.parametrize(("name", "rules"), WRAPPED, ids=[name for name, _ in WRAPPED])
+def test_the_predicted_exception_wrapped_and_early_is_the_exceptions_divergence(
+        name: str, rules: set[str]) -> None:
+    scenario, expected, outcome, settled = _early(name)
+    text = f"{outcome.exc_type}: {outcome.message.render()}"
+    wrapped = Raised("InternalTorchDynamoError", Message((text,)))
     observed = _cut_after(expected, settled, wrapped)
-    assert attribute(scenario, expected, observed, {}) == expected.outcome.rules
-    assert set(expected.outcome.rules) == {"TFM_ERROR_005", "TFM_SYNTAX_002"}
-    assert not set(expected.outcome.rules) & set(expected.events[settled].rules)
+    assert attribute(scenario, expected, observed, {}) == outcome.rules
+    assert set(outcome.rules) == rules
+    assert not set(outcome.rules) & set(expected.events[settled].rules)
 
 
-@pytest.mark.parametrize("text", ["TypeError: another text", "no gradient here",
-                                  "ValueError: no gradient here"])
-def test_another_exception_early_is_still_the_missing_steps_divergence(text: str) -> None:
-    scenario, expected = _property_error()
-    settled = next(i for i, e in enumerate(expected.events) if isinstance(e, Settled))
-    observed = _cut_after(expected, settled, Raised("InternalTorchDynamoError", Message((text,))))
+@pytest.mark.parametrize("name", [name for name, _ in WRAPPED])
+@pytest.mark.parametrize("text", ["{type}: another text", "{text}", "ValueError: {text}"])
+def test_another_exception_early_is_still_the_missing_steps_divergence(name: str, text: str) -> None:
+    scenario, expected, outcome, settled = _early(name)
+    shown = text.format(type=outcome.exc_type, text=outcome.message.render())
+    observed = _cut_after(expected, settled, Raised("InternalTorchDynamoError", Message((shown,))))
     assert attribute(scenario, expected, observed, {}) == expected.events[settled].rules

@@ -38,7 +38,6 @@ def test_file_loads_and_names_rules_that_hold_for_torch(path: Path) -> None:
         assert all(entry.get("snippet", "").strip() for entry in data.values()), "every entry has a snippet"
 
 
-
 @pytest.mark.parametrize("path", [p for p in FILES if p.stem.endswith("-compiled")], ids=lambda p: p.stem)
 def test_every_compiled_entry_is_scoped(path: Path) -> None:
     """A compiled entry without functions would excuse every divergence of its rule, in any
@@ -47,6 +46,7 @@ def test_every_compiled_entry_is_scoped(path: Path) -> None:
     assert scopes, "the file has entries"
     unscoped = sorted(rule_id for rule_id, functions in scopes.items() if not functions)
     assert not unscoped, f"{path.name}: entries without functions: {unscoped}"
+
 
 CERTIFICATES = Path(__file__).resolve().parents[1] / "docs" / "certificates"
 
@@ -63,6 +63,7 @@ def test_the_committed_certificate_gives_the_files_reasons(path: Path) -> None:
     assert given, "the certificate gives no expected failure"
     differ = sorted(rule_id for rule_id, reason in given.items() if reasons.get(rule_id) != reason)
     assert not differ, f"{path.stem}.json gives other reasons than {path.name}: {differ}"
+
 
 def _snippets_for_installed_torch() -> list[object]:
     if not TORCH:

@@ -32,6 +32,7 @@ from .compare import (
     message_matches,
     outcome_differs,
     reordered,
+    wraps,
 )
 
 #: What ends a syntactic operator's expression at the exception of one of its handlers.
@@ -159,21 +160,6 @@ def early_raise_rules(expected: Trace, observed: Trace, index: int,
                                                                         naming):
         return ()
     return outcome.rules
-
-
-def wraps(expected: Raised, observed: Outcome, naming: Naming) -> bool:
-    """Whether ``observed`` is the predicted exception wrapped in another: another type whose
-    text is the predicted type's name, ``": "`` and the predicted text (torch.compile's
-    ``InternalTorchDynamoError("TypeError: no gradient here")`` for a handler's
-    ``TypeError("no gradient here")``). Raised early, that is still the predicted exception,
-    come out otherwise: the divergence of the rules that say how it comes out (the outcome's),
-    not of the steps it cut short."""
-    if not isinstance(observed, Raised) or observed.exc_type == expected.exc_type:
-        return False
-    prefix = f"{expected.exc_type}: "
-    text = observed.message.render()
-    return text.startswith(prefix) and message_matches(expected.message, naming,
-                                                       text[len(prefix):], whole=True)
 
 
 def _no_handler_rules(expected: Trace, index: int) -> tuple[str, ...]:

@@ -209,6 +209,21 @@ def outcome_differs(expected: Outcome, observed: Outcome, naming: Naming) -> boo
                 and message_matches(expected.message, naming, text, whole=True))
 
 
+def wraps(expected: Raised, observed: Outcome, naming: Naming) -> bool:
+    """Whether ``observed`` is the predicted exception wrapped in another: another type whose
+    text is the predicted type's name, ``": "`` and the predicted text (torch.compile's
+    ``InternalTorchDynamoError("TypeError: no gradient here")`` for a handler's
+    ``TypeError("no gradient here")``). Raised early, that is still the predicted exception,
+    come out otherwise: the divergence of the rules that say how it comes out (the outcome's),
+    not of the steps it cut short."""
+    if not isinstance(observed, Raised) or observed.exc_type == expected.exc_type:
+        return False
+    prefix = f"{expected.exc_type}: "
+    text = observed.message.render()
+    return text.startswith(prefix) and message_matches(expected.message, naming,
+                                                       text[len(prefix):], whole=True)
+
+
 def unexplained(expected: Trace, observed: Trace) -> tuple[Unlisted, ...]:
     """The calls a handler was handed, of functions outside the scenario's vocabulary, that
     the suite did not make and that ``expected`` does not accept (an excused divergence of
